@@ -1,0 +1,53 @@
+# tpr_nb: the two commands of the README are `make repro` and `make test`; both install what they need.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+PROFILE ?= quick
+ONLY ?=
+# the shared data mirror, when it sits beside the project (as on CI); otherwise set TPR_NB_DATA yourself
+TPR_NB_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
+export TPR_NB_DATA
+export MPLBACKEND ?= Agg
+
+.PHONY: install repro test check-clean nbtest pytest readme prepare export clean-nbs
+
+install: $(VENV)/.installed
+$(VENV)/.installed: settings.ini setup.py
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0        # first: a CPU build; unpinned torch pulls GBs of CUDA wheels
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+## the main job: the reproduction at PROFILE (default quick) into reports/$(PROFILE)/
+repro: install
+	$(BIN)/tpr-nb repro --profile $(PROFILE) $(if $(ONLY),--only "$(ONLY)",)
+
+## the test suite: export/clean leave no diff, every notebook at the smoke profile, then pytest
+test: install check-clean nbtest pytest
+
+check-clean: install
+	@before="$$(git status --porcelain; git diff | sha1sum)"; \
+	$(BIN)/nbdev_export && $(BIN)/nbdev_clean; \
+	after="$$(git status --porcelain; git diff | sha1sum)"; \
+	if [ "$$before" != "$$after" ]; then echo "nbdev_export/nbdev_clean changed files: run 'make prepare' and commit"; git status --short; exit 1; fi; \
+	echo "nbdev_export and nbdev_clean leave no diff"
+
+nbtest: install
+	$(BIN)/nbdev_test --n_workers 2 --timing
+
+pytest: install
+	$(BIN)/pytest tests -n 2 -q -p no:cacheprovider
+
+## README.md from nbs/index.ipynb (nbdev_readme needs Quarto, which is not installable here)
+readme: install
+	$(BIN)/jupyter nbconvert --to markdown --log-level WARN nbs/index.ipynb --output-dir . --output README
+
+export: install
+	$(BIN)/nbdev_export
+clean-nbs: install
+	$(BIN)/nbdev_clean
+
+## nbdev_prepare without its Quarto step: export, test, clean, readme
+prepare: export nbtest clean-nbs readme

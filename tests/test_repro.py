@@ -1,0 +1,57 @@
+"The reproduction runner: papermill execution, records, report assembly, and going on past a failing notebook."
+import json
+from pathlib import Path
+import nbformat
+import pandas as pd
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from tpr_nb.cli import experiment_notebooks, repro
+from tpr_nb.report import CSV_COLUMNS
+from tpr_nb.claims import CLAIMS
+
+def make_nb(path: Path, body: str):
+    p = new_code_cell('profile = "smoke"'); p.metadata["tags"] = ["parameters"]
+    nb = new_notebook(cells=[new_markdown_cell("# test"), p, new_code_cell(body)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "python3", "language": "python"}
+    path.parent.mkdir(parents=True, exist_ok=True); nbformat.write(nb, path)
+
+GOOD = """
+from tpr_nb.report import record
+from tpr_nb.train import profile_config
+cfg = profile_config({"smoke": {"err": 0.5}, "quick": {"err": 0.3}}, profile)
+record("tpr_rnn", "task01_error", cfg.err, profile=profile, seeds=[0], wall_s=1.0)
+"""
+BAD = "raise RuntimeError('boom: the model diverged')"
+
+@pytest.fixture
+def project(tmp_path):
+    make_nb(tmp_path / "nbs" / "tpr_rnn" / "10_good.ipynb", GOOD)
+    make_nb(tmp_path / "nbs" / "urn" / "10_bad.ipynb", BAD)
+    lib = new_notebook(cells=[new_code_cell("x = 1")]); nbformat.write(lib, tmp_path / "nbs" / "00_lib.ipynb")
+    return tmp_path
+
+def test_discovery_and_only(project):
+    nbs = project / "nbs"
+    assert [p.name for p in experiment_notebooks(nbs)] == ["10_good.ipynb", "10_bad.ipynb"]   # no library notebook
+    assert [p.name for p in experiment_notebooks(nbs, "tpr_rnn/*")] == ["10_good.ipynb"]
+    assert [p.name for p in experiment_notebooks(nbs, "bad")] == ["10_bad.ipynb"]
+
+def test_repro_runs_records_and_survives_failure(project):
+    out = project / "reports" / "quick"
+    runs, report = repro("quick", nbs=project / "nbs", out=out)
+    status = {Path(r["notebook"]).name: r["status"] for r in runs}
+    assert status == {"10_good.ipynb": "ok", "10_bad.ipynb": "failed"}
+    bad = next(r for r in runs if r["status"] == "failed")
+    assert "boom" in bad["error"]
+    partial = nbformat.read(out / "notebooks" / "urn" / "10_bad.ipynb", as_version=4)    # partial output kept
+    assert any(o.get("ename") == "RuntimeError" for c in partial.cells for o in c.get("outputs", []))
+    df = pd.read_csv(out / "claims.csv")
+    assert list(df.columns) == CSV_COLUMNS and len(df) == len(CLAIMS)
+    row = df[(df.paper == "tpr_rnn") & (df.claim_id == "task01_error")].iloc[0]
+    assert row.ours == 0.3 and row.holds == "yes" and row.profile == "quick"        # the quick row of the profile table
+    text = report.read_text()
+    assert "10_bad.ipynb | failed" in text and "task01_error" in text
+    assert json.loads((out / "runs.json").read_text())[0]["status"] == "ok"
+
+def test_unknown_profile(project):
+    with pytest.raises(ValueError, match="unknown profile 'medium'"): repro("medium", nbs=project / "nbs", out=project / "r")
