@@ -1,5 +1,5 @@
 "The `tpr-nb` command line: data check over the real mirror and over damaged copies; bad arguments."
-import os, shutil, subprocess, sys
+import os, subprocess, sys
 from pathlib import Path
 import pytest
 from tpr_nb.catalog import CATALOG

@@ -1,5 +1,4 @@
 "Property tests of the binding algebra and the batching helpers (hypothesis)."
-import math
 import torch
 from hypothesis import given, settings, strategies as st
 from tpr_nb.algebra import (circular_conv, circular_corr, hrr_involution, hrr_inverse, dual_basis, random_basis,
