@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['PROFILES', 'Config', 'check_profile', 'profile_config', 'seed_everything', 'device_name', 'make_optimizer',
            'warmup_factor', 'CheckpointError', 'save_checkpoint', 'load_checkpoint', 'DivergedError', 'TrainConfig',
-           'fit', 'read_log', 'plot_curves']
+           'fit', 'map_runs', 'read_log', 'plot_curves']
 
 # %% ../nbs/02_train.ipynb #cfa9894d
 PROFILES = ("smoke", "quick", "full")
@@ -188,8 +188,9 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
         if ckpt and cfg.resume and ckpt.exists():
             st = load_checkpoint(ckpt, acc.unwrap_model(model), opt); restarts = st["restarts"]
             acc.print(f"resumed from {ckpt} at step {st['step']}")
+        keep = {}                                             # the best weights, in memory, for runs without out_dir
         try:
-            history = _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device)
+            history = _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device, keep)
             break
         except DivergedError:
             if st["step"] >= cfg.warmup_steps or restarts >= cfg.nan_restarts: raise
@@ -199,10 +200,11 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
             if ckpt: shutil.rmtree(ckpt, ignore_errors=True)
     if out and (out / "best.safetensors").exists():
         acc.unwrap_model(model).load_state_dict(load_file(out / "best.safetensors"))
+    elif keep: acc.unwrap_model(model).load_state_dict(keep["weights"])
     return acc.unwrap_model(model), history
 
 # %% ../nbs/02_train.ipynb #62d0e6d0
-def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device):
+def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device, keep):
     history, t0 = [], time.time()
     bar = tqdm(total=cfg.max_steps, initial=st["step"], disable=not cfg.progress or not acc.is_main_process,
                desc="train", mininterval=1.0)
@@ -224,13 +226,13 @@ def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_devi
                 _log(out, dict(split="train", step=st["step"], loss=loss.item(), lr=opt.param_groups[0]["lr"],
                                **{k: float(v) for k, v in metrics.items()}))
             if st["step"] % cfg.eval_every == 0 or st["step"] >= cfg.max_steps:
-                stop = _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0)
+                stop = _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep)
                 bar.set_postfix({cfg.monitor: f"{history[-1][cfg.monitor]:.4g}"})
                 if stop or st["step"] >= cfg.max_steps: bar.close(); return history
         st["epoch"] += 1; st["pos"] = 0
     bar.close(); return history
 
-def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0) -> bool:
+def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep) -> bool:
     model.eval()
     with torch.no_grad(): m = {k: float(v) for k, v in evaluate(acc.unwrap_model(model)).items()}
     if cfg.monitor not in m: raise KeyError(f"evaluate() returned {list(m)}, but the monitor is {cfg.monitor!r}")
@@ -239,6 +241,7 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0) -> bool:
     v = m[cfg.monitor]
     if _better(v, st["best"], cfg.mode):
         st.update(best=v, best_step=st["step"], bad_evals=0)
+        keep["weights"] = {k: t.detach().clone() for k, t in acc.unwrap_model(model).state_dict().items()}
         if out: save_file({k: t.detach().cpu().contiguous() for k, t in acc.unwrap_model(model).state_dict().items()},
                           out / "best.safetensors")
     else:
@@ -248,6 +251,21 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0) -> bool:
     if out: save_checkpoint(out / "checkpoint", acc.unwrap_model(model), opt, st)
     out_of_time = cfg.time_budget_s is not None and time.time() - t0 >= cfg.time_budget_s
     return out_of_time or (cfg.patience is not None and st["bad_evals"] >= cfg.patience)
+
+# %% ../nbs/02_train.ipynb #e9453ef3
+def _one_thread():
+    torch.set_num_threads(1)
+
+def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs") -> list:
+    "`[fn(**job) for job in jobs]`, on `workers` spawned single-threaded processes when `workers > 1`; `fn` must be importable."
+    if workers <= 1: return [fn(**j) for j in tqdm(jobs, desc=desc)]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_one_thread) as ex:
+        futs = {ex.submit(fn, **j): i for i, j in enumerate(jobs)}
+        out = [None] * len(jobs)
+        for f in tqdm(as_completed(futs), total=len(jobs), desc=desc): out[futs[f]] = f.result()
+    return out
 
 # %% ../nbs/02_train.ipynb #56c4bb78
 def read_log(path) -> list[dict]:

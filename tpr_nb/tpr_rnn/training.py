@@ -8,14 +8,14 @@ import time
 import torch
 import torch.nn.functional as Fn
 from torch import nn
-from ..train import TrainConfig, fit, profile_config, Config, DivergedError
+from ..train import TrainConfig, fit, profile_config, Config, DivergedError, map_runs
 from .model import TPRRNN
 from .babi import story_batches
 
 # %% auto #0
 __all__ = ['SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS',
-           'babi_loss', 'babi_predict', 'babi_errors', 'babi_train_config', 'train_babi', 'map_runs', 'run_task',
-           'task_table', 'plot_task_errors']
+           'babi_loss', 'babi_predict', 'babi_errors', 'babi_train_config', 'train_babi', 'run_task', 'task_table',
+           'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_loss(model: nn.Module, batch: dict) -> tuple[torch.Tensor, dict]:
@@ -61,21 +61,6 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
                babi_loss, evaluate, babi_train_config(c, seed, out_dir))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #12e78fc4
-def _one_thread():
-    torch.set_num_threads(1)
-
-def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs") -> list:
-    "`[fn(**job) for job in jobs]`, on `workers` spawned single-threaded processes when `workers > 1`; `fn` must be importable."
-    from tqdm.auto import tqdm
-    if workers <= 1: return [fn(**j) for j in tqdm(jobs, desc=desc)]
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_one_thread) as ex:
-        futs = {ex.submit(fn, **j): i for i, j in enumerate(jobs)}
-        out = [None] * len(jobs)
-        for f in tqdm(as_completed(futs), total=len(jobs), desc=desc): out[futs[f]] = f.result()
-    return out
-
 def run_task(task: int, seed: int, c: Config, limit: int | None = None, **model_kw) -> dict:
     "Train a TPR-RNN on one bAbI task (`model_kw`: sizes and `move`/`backlink`); return its test error and run facts."
     from tpr_nb.tpr_rnn.babi import babi_data
