@@ -48,14 +48,19 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
     "Run the experiment notebooks at `profile` into `out` (default `reports/<profile>`) and assemble the report."
     check_profile(profile)
     root = project_root(); nbs = Path(nbs or root / "nbs"); out = Path(out or root / "reports" / profile)
+    found = experiment_notebooks(nbs, only)
+    if not found: raise ValueError(f"no experiment notebook under {nbs} matches {only!r}")
     runs = []
-    for nb in experiment_notebooks(nbs, only):
+    for nb in found:
         rel = nb.relative_to(nbs)
         print(f"[{profile}] {rel} ...", flush=True)
         r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout)
         r["notebook"] = str(rel); runs.append(r)
         print(f"[{profile}] {rel}: {r['status']} in {r['wall_s']:.0f} s {r['error']}", flush=True)
     out.mkdir(parents=True, exist_ok=True)
+    done = {r["notebook"] for r in runs}                 # keep the earlier calls' notebooks: a report covers every run
+    old = json.loads((out / "runs.json").read_text()) if (out / "runs.json").exists() else []
+    runs = [r for r in old if r["notebook"] not in done] + runs
     (out / "runs.json").write_text(json.dumps(runs, indent=1))
     return runs, assemble(profile, out, runs)
 
