@@ -13,11 +13,12 @@ from datasets import Dataset
 from .catalog import CATALOG, DataFile, DatasetInfo
 
 # %% auto #0
-__all__ = ['BABI_TASKS', 'LM_FILES', 'GLUE_COLUMNS', 'DataMissingError', 'DataCorruptError', 'data_roots', 'cache_dir',
-           'dataset_info', 'file_entry', 'sha256_file', 'git_blob_file', 'verify_file', 'download', 'locate',
-           'FileStatus', 'data_check', 'Vocab', 'pad', 'length_mask', 'bucket_batches', 'lm_batches', 'babi_tokens',
-           'parse_babi', 'load_babi', 'load_lm_corpus', 'load_conll2000', 'load_hrr_chunks', 'load_ud_ewt', 'load_glue',
-           'load_hans', 'load_logical_entailment', 'load_linzen_testset', 'load_word_similarity', 'load_google_analogy']
+__all__ = ['BABI_TASKS', 'LM_FILES', 'GLUE_COLUMNS', 'WORD_CATEGORIZATION', 'DataMissingError', 'DataCorruptError', 'data_roots',
+           'cache_dir', 'dataset_info', 'file_entry', 'sha256_file', 'git_blob_file', 'verify_file', 'download',
+           'locate', 'FileStatus', 'data_check', 'Vocab', 'pad', 'length_mask', 'bucket_batches', 'lm_batches',
+           'babi_tokens', 'parse_babi', 'load_babi', 'load_lm_corpus', 'load_conll2000', 'load_hrr_chunks',
+           'load_ud_ewt', 'load_glue', 'load_hans', 'load_logical_entailment', 'load_linzen_testset',
+           'load_word_similarity', 'load_google_analogy', 'load_msr_analogy', 'load_word_categorization']
 
 # %% ../nbs/01_data.ipynb #4fff96bc
 class DataMissingError(FileNotFoundError):
@@ -333,3 +334,21 @@ def load_google_analogy() -> Dataset:
         out["section"].append(section)
         for k, x in zip("abcd", w): out[k].append(x)
     return Dataset.from_dict(out)
+
+def _vecto_rows(path: str) -> list[list[str]]:
+    import csv
+    with open(locate("word_embedding_benchmarks", f"vecto_word_benchmarks/{path}"), newline="", encoding="utf-8") as fh:
+        return [r[1:] for r in list(csv.reader(fh))[1:]]             # drop the pandas index column and the header
+
+def load_msr_analogy() -> Dataset:
+    "MSR syntactic analogies (Mikolov et al. 2013): columns section, a, b, c, d, lower-cased."
+    rows = _vecto_rows("word-analogy/monolingual/en/msr.csv")
+    return Dataset.from_dict({k: [r[i].lower() for r in rows] for i, k in enumerate(["section", "a", "b", "c", "d"])})
+
+WORD_CATEGORIZATION = {"AP": "ap", "BLESS": "bless", "Battig": "battig", "ESSLLI-2c": "essli-2008"}
+
+def load_word_categorization(name: str) -> Dataset:
+    "A word categorisation set (`AP`, `BLESS`, `Battig`, `ESSLLI-2c`): columns word, category."
+    if name not in WORD_CATEGORIZATION: raise ValueError(f"unknown categorisation set {name!r}; use one of {list(WORD_CATEGORIZATION)}")
+    rows = _vecto_rows(f"word-categorization/monolingual/en/{WORD_CATEGORIZATION[name]}.csv")
+    return Dataset.from_dict({"word": [r[1].lower() for r in rows], "category": [r[0] for r in rows]})
