@@ -16,8 +16,8 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['PROFILES', 'Config', 'check_profile', 'profile_config', 'seed_everything', 'device_name', 'make_optimizer',
-           'warmup_factor', 'CheckpointError', 'save_checkpoint', 'load_checkpoint', 'DivergedError', 'TrainConfig',
-           'fit', 'map_runs', 'read_log', 'plot_curves']
+           'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'load_checkpoint', 'DivergedError',
+           'TrainConfig', 'fit', 'map_runs', 'read_log', 'plot_curves']
 
 # %% ../nbs/02_train.ipynb #cfa9894d
 PROFILES = ("smoke", "quick", "full")
@@ -67,6 +67,14 @@ def make_optimizer(params, name: str = "adam", lr: float = 1e-3, betas=(0.9, 0.9
     if name == "nadam": return torch.optim.NAdam(params, lr=lr, betas=betas, weight_decay=weight_decay)
     if name == "sgd": return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
     raise ValueError(f"unknown optimiser {name!r}: use adam, adamw, amsgrad, nadam or sgd")
+
+def param_groups(model: nn.Module, lr_scales: dict | None = None) -> list[dict]:
+    "Parameter groups, each with an `lr_scale`: a parameter whose name starts with a key of `lr_scales` gets that multiplier."
+    groups = {}
+    for name, p in model.named_parameters():
+        scale = next((s for k, s in (lr_scales or {}).items() if name.startswith(k)), 1.0)
+        groups.setdefault(scale, []).append(p)
+    return [dict(params=ps, lr_scale=s) for s, ps in groups.items()]
 
 def warmup_factor(step: int, warmup_steps: int, factor: float = 0.1, kind: str = "constant") -> float:
     "Multiplier of the base rate at `step`: `factor` (or a linear ramp from it) during warm-up, then 1."
@@ -144,8 +152,10 @@ class TrainConfig:
     betas: tuple = (0.9, 0.999)
     weight_decay: float = 0.0
     momentum: float = 0.0
+    lr_scales: dict | None = None         # {parameter-name prefix: multiplier of lr}, e.g. a slower rate for some weights
     clip_norm: float | None = None
     clip_value: float | None = None
+    clip_per_group: bool = False          # clip each parameter group's norm on its own (so one group cannot starve the rest)
     warmup_steps: int = 0
     warmup_factor: float = 0.1
     warmup_kind: str = "constant"
@@ -181,7 +191,7 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
     while True:
         seed_everything(cfg.seed + 1000 * restarts)
         model = make_model(cfg.seed + 1000 * restarts)
-        opt = make_optimizer(model.parameters(), cfg.optimizer, cfg.lr, tuple(cfg.betas), cfg.weight_decay, cfg.momentum)
+        opt = make_optimizer(param_groups(model, cfg.lr_scales), cfg.optimizer, cfg.lr, tuple(cfg.betas), cfg.weight_decay, cfg.momentum)
         model, opt = acc.prepare(model, opt)
         st = dict(step=0, epoch=0, pos=0, best=None, best_step=0, bad_evals=0, scale=1.0, halved=False, restarts=restarts)
         ckpt = out / "checkpoint" if out else None
@@ -213,13 +223,15 @@ def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_devi
         if not len(epoch_batches): raise ValueError("batches(epoch) returned no batches")
         for batch in epoch_batches[st["pos"]:]:
             model.train()
-            for g in opt.param_groups: g["lr"] = cfg.lr * st["scale"] * warmup_factor(st["step"], cfg.warmup_steps, cfg.warmup_factor, cfg.warmup_kind)
+            for g in opt.param_groups: g["lr"] = cfg.lr * g.get("lr_scale", 1.0) * st["scale"] * warmup_factor(st["step"], cfg.warmup_steps, cfg.warmup_factor, cfg.warmup_kind)
             loss, metrics = loss_fn(model, send_to_device(batch, acc.device))
             if not torch.isfinite(loss): raise DivergedError(f"loss {loss.item()} at step {st['step']}")
             opt.zero_grad(set_to_none=True)
             acc.backward(loss)
             if cfg.clip_value is not None: acc.clip_grad_value_(model.parameters(), cfg.clip_value)
-            if cfg.clip_norm is not None: acc.clip_grad_norm_(model.parameters(), cfg.clip_norm)
+            if cfg.clip_norm is not None:
+                for ps in ([g["params"] for g in opt.param_groups] if cfg.clip_per_group else [model.parameters()]):
+                    acc.clip_grad_norm_(ps, cfg.clip_norm)
             opt.step()
             st["step"] += 1; st["pos"] += 1; bar.update(1)
             if st["step"] % max(1, cfg.eval_every // 10) == 0:

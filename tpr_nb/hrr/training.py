@@ -68,7 +68,8 @@ def perplexity(model: nn.Module, batches: list[dict]) -> float:
 def _train_config(c: Config, seed: int) -> TrainConfig:
     return TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, optimizer="sgd", clip_norm=c.clip_norm,
                        plateau_factor=c.decay, monitor="ppl", patience=c.get("patience"), time_budget_s=c.get("time_budget_s"),
-                       seed=seed, progress=c.get("progress", True))
+                       seed=seed, progress=c.get("progress", True), clip_per_group=True,
+                       lr_scales={"emb.F": c.basis_lr_scale, "emb.r": c.basis_lr_scale})
 
 def lm_data(vocab: Vocab, c: Config, contiguous: bool) -> dict:
     "Train batch maker and valid/test batches for the profile (`c.limit` sentences per split, None = all)."
@@ -106,12 +107,12 @@ def save_run(run: dict, folder: Path, c: Config):
     save_file({k: v.contiguous() for k, v in run["state"].items()}, folder / f"{key}.safetensors")
     (folder / f"{key}.json").write_text(json.dumps({k: v for k, v in run.items() if k != "state"}, indent=1))
 
-def cached_run(name: str, seed: int, c: Config, folder: Path, retrain: bool = False) -> dict:
-    "The run saved under `folder` for these settings, or (also when `retrain`) a fresh `run_lm`, then saved."
+def cached_run(name: str, seed: int, c: Config, folder: Path, retrain: bool = False, run_fn=None) -> dict:
+    "The run saved under `folder` for these settings, or (also when `retrain`) a fresh `run_fn` (default `run_lm`), then saved."
     key = Path(folder) / _key(name, seed, c)
     if not retrain and key.with_suffix(".json").exists() and key.with_suffix(".safetensors").exists():
         return dict(json.loads(key.with_suffix(".json").read_text()), state=load_file(key.with_suffix(".safetensors")), cached=True)
-    run = run_lm(name, seed, c); save_run(run, folder, c)
+    run = (run_fn or run_lm)(name, seed, c); save_run(run, folder, c)
     return dict(run, cached=False)
 
 def load_lm(run: dict, vocab_size: int, c: Config) -> nn.Module:
@@ -145,7 +146,7 @@ def run_chunk(word: HRRLM, sents: list[dict], valid: list[dict], vocab: Vocab, s
 # %% ../../nbs/hrr/04_training.ipynb #04674b9f
 LM = dict(
     common=dict(n_layers=2, lr=1.0, clip_norm=5.0, decay=0.8, beta=1e-3, batch_size=20, bptt=35, eval_batch_size=64, limit=None,
-                n_chunk_roles=2, chunk_lr=1e-3, seeds=[0], workers=2, tsne_words=2500,
+                n_chunk_roles=2, chunk_lr=1e-3, basis_lr_scale=0.01, seeds=[0], workers=2, tsne_words=2500,
                 kinds=["baseline", "fixed_small", "fixed_medium", "fixed_big", "isometric_big", "baseline_cont", "fixed_big_cont"]),
     smoke=dict(d=16, dropout=0.0, anneal_steps=4, limit=80, batch_size=8, eval_batch_size=16, bptt=10, max_steps=6, eval_every=3,
                chunk_steps=4, workers=1, tsne_words=300, kinds=["baseline", "fixed_small", "fixed_big", "isometric_big", "baseline_cont", "fixed_big_cont"]),
