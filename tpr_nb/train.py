@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_train.ipynb #98d32bc4
 from __future__ import annotations
-import json, os, platform, random, shutil, time
+import hashlib, json, os, platform, random, shutil, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -15,9 +15,10 @@ from safetensors.torch import save_file, load_file
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['PROFILES', 'Config', 'check_profile', 'profile_config', 'seed_everything', 'device_name', 'make_optimizer',
-           'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'load_checkpoint', 'DivergedError',
-           'TrainConfig', 'fit', 'map_runs', 'read_log', 'plot_curves']
+__all__ = ['PROFILES', 'RUN_KEY_IGNORE', 'Config', 'check_profile', 'profile_config', 'seed_everything', 'device_name',
+           'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'load_checkpoint',
+           'DivergedError', 'TrainConfig', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run', 'read_log',
+           'plot_curves']
 
 # %% ../nbs/02_train.ipynb #cfa9894d
 PROFILES = ("smoke", "quick", "full")
@@ -60,13 +61,14 @@ def device_name() -> str:
 # %% ../nbs/02_train.ipynb #29672d4f
 def make_optimizer(params, name: str = "adam", lr: float = 1e-3, betas=(0.9, 0.999), weight_decay: float = 0.0,
                    momentum: float = 0.0) -> torch.optim.Optimizer:
-    "An optimiser by name: 'adam', 'adamw', 'amsgrad', 'nadam' or 'sgd'."
+    "An optimiser by name: 'adam', 'adamw', 'adamax', 'amsgrad', 'nadam' or 'sgd'."
     if name == "adam": return torch.optim.Adam(params, lr=lr, betas=betas, weight_decay=weight_decay)
     if name == "amsgrad": return torch.optim.Adam(params, lr=lr, betas=betas, weight_decay=weight_decay, amsgrad=True)
     if name == "adamw": return torch.optim.AdamW(params, lr=lr, betas=betas, weight_decay=weight_decay)
+    if name == "adamax": return torch.optim.Adamax(params, lr=lr, betas=betas, weight_decay=weight_decay)
     if name == "nadam": return torch.optim.NAdam(params, lr=lr, betas=betas, weight_decay=weight_decay)
     if name == "sgd": return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
-    raise ValueError(f"unknown optimiser {name!r}: use adam, adamw, amsgrad, nadam or sgd")
+    raise ValueError(f"unknown optimiser {name!r}: use adam, adamw, adamax, amsgrad, nadam or sgd")
 
 def param_groups(model: nn.Module, lr_scales: dict | None = None) -> list[dict]:
     "Parameter groups, each with an `lr_scale`: a parameter whose name starts with a key of `lr_scales` gets that multiplier."
@@ -278,6 +280,28 @@ def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs") -> list
         out = [None] * len(jobs)
         for f in tqdm(as_completed(futs), total=len(jobs), desc=desc): out[futs[f]] = f.result()
     return out
+
+# %% ../nbs/02_train.ipynb #490cd590
+RUN_KEY_IGNORE = ("progress", "workers", "seeds", "kinds")
+
+def run_key(name: str, seed: int, c: Config, ignore=RUN_KEY_IGNORE) -> str:
+    "`name_s<seed>_<hash of c without the `ignore` keys>`: the file stem of a cached run."
+    h = hashlib.sha256(json.dumps({k: c[k] for k in sorted(c) if k not in ignore}, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    return f"{name}_s{seed}_{h}"
+
+def save_run(run: dict, folder: Path, c: Config, ignore=RUN_KEY_IGNORE):
+    "A run's `state` as safetensors, everything else as JSON, under `folder`."
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True); key = run_key(run["name"], run["seed"], c, ignore)
+    save_file({k: v.contiguous() for k, v in run["state"].items()}, folder / f"{key}.safetensors")
+    (folder / f"{key}.json").write_text(json.dumps({k: v for k, v in run.items() if k != "state"}, indent=1))
+
+def cached_run(name: str, seed: int, c: Config, folder: Path, run_fn: Callable, retrain: bool = False, ignore=RUN_KEY_IGNORE) -> dict:
+    "The run saved under `folder` for these settings, or (also when `retrain`) a fresh `run_fn(name, seed, c)`, then saved."
+    key = Path(folder) / run_key(name, seed, c, ignore)
+    if not retrain and key.with_suffix(".json").exists() and key.with_suffix(".safetensors").exists():
+        return dict(json.loads(key.with_suffix(".json").read_text()), state=load_file(key.with_suffix(".safetensors")), cached=True)
+    run = run_fn(name, seed, c); save_run(run, folder, c, ignore)
+    return dict(run, cached=False)
 
 # %% ../nbs/02_train.ipynb #56c4bb78
 def read_log(path) -> list[dict]:

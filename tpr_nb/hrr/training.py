@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as Fn
 from torch import nn, Tensor
 from safetensors.torch import save_file, load_file
-from ..train import TrainConfig, fit, Config
+from ..train import TrainConfig, fit, Config, save_run, cached_run as train_cached_run
 from ..data import Vocab, lm_batches, pad, bucket_batches
 from .model import LSTMLM, HRRLM, count_params
 from .data import ptb_vocab, sentence_ids, sentence_batches, stream_ids
@@ -18,7 +18,7 @@ from .chunk_model import ChunkHRR, chunk_lm_loss
 
 # %% auto #0
 __all__ = ['FILLER_FRACTION', 'LM', 'make_lm', 'lm_loss', 'StreamLoss', 'stream_batches', 'perplexity', 'lm_data', 'run_lm',
-           'save_run', 'cached_run', 'load_lm', 'chunk_batch', 'chunk_batches', 'run_chunk']
+           'cached_run', 'load_lm', 'chunk_batch', 'chunk_batches', 'run_chunk']
 
 # %% ../../nbs/hrr/04_training.ipynb #4311ba32
 FILLER_FRACTION = {"small": 50 / 650, "medium": 200 / 650, "big": 320 / 650}
@@ -96,24 +96,9 @@ def run_lm(name: str, seed: int, c: Config) -> dict:
                 state={k: v.cpu() for k, v in model.state_dict().items()})
 
 # %% ../../nbs/hrr/04_training.ipynb #4ad5b582
-def _key(name: str, seed: int, c: Config) -> str:
-    h = hashlib.sha256(json.dumps({k: c[k] for k in sorted(c) if k not in ("progress", "workers", "seeds", "kinds")},
-                                  sort_keys=True, default=str).encode()).hexdigest()[:10]
-    return f"{name}_s{seed}_{h}"
-
-def save_run(run: dict, folder: Path, c: Config):
-    "Weights as safetensors, everything else but the weights as JSON."
-    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True); key = _key(run["name"], run["seed"], c)
-    save_file({k: v.contiguous() for k, v in run["state"].items()}, folder / f"{key}.safetensors")
-    (folder / f"{key}.json").write_text(json.dumps({k: v for k, v in run.items() if k != "state"}, indent=1))
-
 def cached_run(name: str, seed: int, c: Config, folder: Path, retrain: bool = False, run_fn=None) -> dict:
-    "The run saved under `folder` for these settings, or (also when `retrain`) a fresh `run_fn` (default `run_lm`), then saved."
-    key = Path(folder) / _key(name, seed, c)
-    if not retrain and key.with_suffix(".json").exists() and key.with_suffix(".safetensors").exists():
-        return dict(json.loads(key.with_suffix(".json").read_text()), state=load_file(key.with_suffix(".safetensors")), cached=True)
-    run = (run_fn or run_lm)(name, seed, c); save_run(run, folder, c)
-    return dict(run, cached=False)
+    "The shared `tpr_nb.train.cached_run`, training with `run_fn` (default `run_lm`) when the run is not saved yet."
+    return train_cached_run(name, seed, c, folder, run_fn or run_lm, retrain)
 
 def load_lm(run: dict, vocab_size: int, c: Config) -> nn.Module:
     "The model of a run, in eval mode."
