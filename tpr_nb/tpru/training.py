@@ -187,8 +187,8 @@ ENTAIL = dict(
     full=dict(n_train=100_000, max_steps=60_000, eval_every=1000, patience=10, seeds=[0, 1, 2], variant_steps=20_000),
 )
 LANG = dict(
-    common=dict(lr=2e-3, clip_norm=0.25, decay=0.5, batch_size=20, bptt=35, eval_batch_size=64, limit=None, probe_windows=50, seeds=[0],
-                workers=2, kinds=["lstm", "gru", "tpru-200"]),
+    common=dict(lr=2e-3, lrs=dict(gru=1e-3), clip_norm=0.25, decay=0.5, batch_size=20, bptt=35, eval_batch_size=64, limit=None,
+                probe_windows=50, seeds=[0], workers=2, kinds=["lstm", "gru", "tpru-200"]),   # lrs: per-model Adam rates where `lr` fails
     smoke=dict(d=16, dropout=0.0, limit=80, batch_size=8, eval_batch_size=16, bptt=10, max_steps=6, eval_every=3, probe_windows=2,
                workers=1, kinds=["lstm", "tpru-16"]),
     quick=dict(d=200, dropout=0.2, max_steps=800, eval_every=200, kinds=["lstm", "gru", "tpru-200"]),
