@@ -8,8 +8,8 @@ import functools, math, time
 import torch
 from torch import Tensor
 from ..train import TrainConfig, fit, Config, cached_run, RUN_KEY_IGNORE
-from .model import HUBERT, load_encoder, load_tokenizer, tiny_bert, transfer, hubert_loss, encoder_path
-from .data import TASKS, load_task, subsample, encode, batches, nli_label, HEURISTICS
+from .model import HUBERT, load_encoder, load_tokenizer, tiny_bert, transfer, hubert_loss
+from .data import TASKS, load_task, subsample, encode, batches, nli_label
 
 # %% auto #0
 __all__ = ['HUB', 'HUB_KEY_IGNORE', 'make_encoder', 'encoded', 'accuracy', 'predictions', 'run_task', 'load_model', 'model_run',

@@ -8,7 +8,6 @@ import math
 from collections import Counter
 import torch
 import pandas as pd
-from torch import Tensor
 from ..data import Vocab, load_ud_ewt, pad
 from ..hrr.data import ptb_token
 

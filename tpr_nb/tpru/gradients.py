@@ -4,7 +4,6 @@
 
 # %% ../../nbs/tpru/02_gradients.ipynb #131279ec
 from __future__ import annotations
-import math
 import torch
 import torch.nn as nn
 from torch import Tensor

@@ -4,6 +4,7 @@
 
 # %% ../../nbs/tpru/03_training.ipynb #9f7c8e56
 from __future__ import annotations
+import math
 import time
 import torch
 import torch.nn as nn
@@ -15,7 +16,7 @@ from .cell import TPRU, count_params
 from . import entailment as ent
 from ..data import load_logical_entailment
 from ..hrr.data import ptb_vocab, stream_ids
-from ..hrr.training import lm_loss, StreamLoss, stream_batches, perplexity
+from ..hrr.training import StreamLoss, stream_batches, perplexity
 
 # %% auto #0
 __all__ = ['TEST_SETS', 'ENTAIL', 'LANG', 'make_rnn', 'Encoder', 'max_pool', 'EntailmentModel', 'RNNLM', 'parse_spec', 'classify',
@@ -151,7 +152,6 @@ def run_entailment(name: str, seed: int, c: Config) -> dict:
 @torch.no_grad()
 def mean_nll(model: nn.Module, batches: list[dict]) -> float:
     "Mean per-token negative log-likelihood over contiguous windows, the state carried."
-    import math
     return math.log(perplexity(model, batches))
 
 def run_lm(name: str, seed: int, c: Config) -> dict:
