@@ -10,19 +10,23 @@ from torch import Tensor
 from ..data import Vocab, load_lm_corpus, load_conll2000, load_hrr_chunks, load_ud_ewt, pad, bucket_batches
 
 # %% auto #0
-__all__ = ['NP_ROLES', 'UD_LABELS', 'ptb_vocab', 'sentence_ids', 'sentence_batch', 'sentence_batches', 'stream_ids', 'ptb_token',
-           'chunk_spans', 'chunked_sentence', 'conll_chunks', 'np_role', 'phrase_occurrences', 'ud_label', 'base_chunk',
-           'ud_role_chunks']
+__all__ = ['NP_ROLES', 'UD_LABELS', 'lm_vocab', 'ptb_vocab', 'sentence_ids', 'sentence_batch', 'sentence_batches', 'stream_ids',
+           'ptb_token', 'chunk_spans', 'chunked_sentence', 'conll_chunks', 'np_role', 'phrase_occurrences', 'ud_label',
+           'base_chunk', 'ud_role_chunks']
 
 # %% ../../nbs/hrr/01_data.ipynb #70e98ca8
+def lm_vocab(corpus: str = "ptb") -> Vocab:
+    "The words of an LM corpus's training split (`ptb`: Mikolov's 10k, `<unk>` and `<eos>` included; or `wikitext-2`) after `<pad>` = 0."
+    return Vocab([t for s in load_lm_corpus(corpus, "train")["tokens"] for t in s])
+
 def ptb_vocab() -> Vocab:
     "PTB's 10k words (including `<unk>` and `<eos>`) after `<pad>` = 0."
-    return Vocab([t for s in load_lm_corpus("ptb", "train")["tokens"] for t in s])
+    return lm_vocab("ptb")
 
 # %% ../../nbs/hrr/01_data.ipynb #495ec12e
-def sentence_ids(split: str, vocab: Vocab, limit: int | None = None) -> list[list[int]]:
-    "PTB sentences as id lists, each ending in `<eos>`."
-    sents = load_lm_corpus("ptb", split)["tokens"]
+def sentence_ids(split: str, vocab: Vocab, limit: int | None = None, corpus: str = "ptb") -> list[list[int]]:
+    "The sentences (lines) of an LM corpus's split as id lists, each ending in `<eos>`."
+    sents = load_lm_corpus(corpus, split)["tokens"]
     return [vocab.encode(s) for s in sents[:limit]]
 
 def sentence_batch(sents: list[list[int]], eos: int) -> dict:
@@ -35,9 +39,9 @@ def sentence_batches(sents: list[list[int]], batch_size: int, eos: int, shuffle:
     idx = bucket_batches([len(s) for s in sents], batch_size, shuffle=shuffle, seed=seed)
     return [sentence_batch([sents[i] for i in b], eos) for b in idx]
 
-def stream_ids(split: str, vocab: Vocab, limit: int | None = None) -> Tensor:
+def stream_ids(split: str, vocab: Vocab, limit: int | None = None, corpus: str = "ptb") -> Tensor:
     "The split as one token stream (sentences joined, each ending in `<eos>`)."
-    return torch.tensor([i for s in sentence_ids(split, vocab, limit) for i in s])
+    return torch.tensor([i for s in sentence_ids(split, vocab, limit, corpus) for i in s])
 
 # %% ../../nbs/hrr/01_data.ipynb #60eb4772
 _NUMBER = re.compile(r"^[+-]?[\d.,/:\\-]*\d[\d.,/:\\-]*$")

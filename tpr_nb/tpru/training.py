@@ -15,7 +15,7 @@ from ..train import TrainConfig, fit, Config
 from .cell import TPRU, count_params
 from . import entailment as ent
 from ..data import load_logical_entailment
-from ..hrr.data import ptb_vocab, stream_ids
+from ..hrr.data import lm_vocab, stream_ids
 from ..hrr.training import StreamLoss, stream_batches, perplexity
 
 # %% auto #0
@@ -155,11 +155,11 @@ def mean_nll(model: nn.Module, batches: list[dict]) -> float:
     return math.log(perplexity(model, batches))
 
 def run_lm(name: str, seed: int, c: Config) -> dict:
-    "Train one Table 4 model ('lstm', 'gru', 'tpru-N') on PTB; its size, history, valid/test perplexity and weights."
-    t0, vocab = time.time(), ptb_vocab()
+    "Train one Table 4 model ('lstm', 'gru', 'tpru-N') on `c.corpus` (ptb or wikitext-2); its size, history, valid/test perplexity and weights."
+    t0, vocab = time.time(), lm_vocab(c.corpus)
     kind, n_roles, _ = parse_spec(name)
-    train = stream_batches(stream_ids("train", vocab, c.limit), c.batch_size, c.bptt)
-    ev = {s: stream_batches(stream_ids(s, vocab, c.limit), c.eval_batch_size, c.bptt) for s in ("valid", "test")}
+    train = stream_batches(stream_ids("train", vocab, c.limit, c.corpus), c.batch_size, c.bptt)
+    ev = {s: stream_batches(stream_ids(s, vocab, c.limit, c.corpus), c.eval_batch_size, c.bptt) for s in ("valid", "test")}
     probe = train[: c.probe_windows]
     cfg = TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, clip_norm=c.clip_norm, monitor="ppl",
                       plateau_factor=c.get("decay"), patience=c.get("patience"), time_budget_s=c.get("time_budget_s"), seed=seed,
@@ -197,7 +197,7 @@ ENTAIL = dict(
     full=dict(n_train=100_000, max_steps=60_000, eval_every=1000, patience=10, seeds=[0, 1, 2], variant_steps=20_000),
 )
 LANG = dict(   # lr_grid: the Adam rates searched per model; each model keeps the one with the best validation perplexity
-    common=dict(lr_grid=[1e-3, 2e-3, 4e-3], clip_norm=0.25, decay=0.5, batch_size=20, bptt=35, eval_batch_size=64, limit=None,
+    common=dict(corpus="ptb", lr_grid=[1e-3, 2e-3, 4e-3], clip_norm=0.25, decay=0.5, batch_size=20, bptt=35, eval_batch_size=64, limit=None,
                 probe_windows=50, seeds=[0], workers=2, kinds=["lstm", "gru", "tpru-200"]),
     smoke=dict(d=16, dropout=0.0, limit=80, batch_size=8, eval_batch_size=16, bptt=10, max_steps=6, eval_every=3, probe_windows=2,
                workers=1, kinds=["lstm", "tpru-16"], lr_grid=[1e-3, 2e-3]),
