@@ -46,7 +46,7 @@ def babi_errors(model: nn.Module, data: dict) -> dict:
 # %% ../../nbs/tpr_rnn/02_training.ipynb #b145bdfe
 def babi_train_config(c: Config, seed: int = 0, out_dir: str | None = None) -> TrainConfig:
     "A `TrainConfig` from an experiment's profile row `c`."
-    return TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, optimizer="nadam", betas=tuple(c.betas),
+    return TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, optimizer="nadam", betas=tuple(c.betas), clip_norm=c.get("clip_norm"),
                        warmup_steps=50, warmup_factor=0.1, halve_below=0.1, monitor="loss", mode="min",
                        patience=c.patience, time_budget_s=c.get("time_budget_s"), seed=seed, out_dir=out_dir,
                        progress=c.get("progress", True))
@@ -74,8 +74,8 @@ def run_task(task: int, seed: int, c: Config, limit: int | None = None, **model_
                 steps=hist[-1]["step"], wall_s=time.time() - t0, note="; ".join(d["notes"]))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d8159245
-SINGLE_RECIPE = dict(lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10, d_hidden=None)
-ALL_RECIPE = dict(lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20, d_hidden=90)
+SINGLE_RECIPE = dict(lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10, d_hidden=None, clip_norm=5.0)
+ALL_RECIPE = dict(lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20, d_hidden=90, clip_norm=5.0)
 ALL_TASKS = list(range(1, 21))
 
 SINGLE_TASK = dict(
