@@ -5,6 +5,7 @@
 # %% ../../nbs/tpru/03_training.ipynb #9f7c8e56
 from __future__ import annotations
 import math
+from typing import Callable
 import time
 import torch
 import torch.nn as nn
@@ -20,7 +21,8 @@ from ..hrr.training import StreamLoss, stream_batches, perplexity
 
 # %% auto #0
 __all__ = ['TEST_SETS', 'ENTAIL', 'LANG', 'make_rnn', 'Encoder', 'max_pool', 'EntailmentModel', 'RNNLM', 'parse_spec', 'classify',
-           'grad_norm', 'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr', 'load_rnnlm']
+           'grad_norm', 'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr', 'search_lr', 'bracketed',
+           'load_rnnlm']
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
 def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0) -> nn.Module:
@@ -171,14 +173,33 @@ def run_lm(name: str, seed: int, c: Config) -> dict:
                 state={k: v.cpu() for k, v in model.state_dict().items()})
 
 def lm_config(c: Config, lr: float, **kw) -> Config:
-    "One language-model run's settings: `c` at Adam rate `lr` (and `kw`), without the search grid, so a run's cache key does not depend on the grid."
-    return Config({k: v for k, v in c.items() if k != "lr_grid"}, lr=lr, **kw)
+    "One language-model run's settings: `c` at Adam rate `lr` (and `kw`), without the search settings, so a run's cache key does not depend on them."
+    return Config({k: v for k, v in c.items() if k not in ("lr_grid", "lr_extend")}, lr=lr, **kw)
 
 def select_lr(runs: list[dict]) -> dict:
     "Each model's Adam rate with the lowest validation perplexity, averaged over seeds (the paper's per-model search); `runs` are dicts with name, lr, valid_ppl."
     ppl = {}
     for r in runs: ppl.setdefault(r["name"], {}).setdefault(r["lr"], []).append(r["valid_ppl"])
     return {name: min(by_lr, key=lambda lr: sum(by_lr[lr]) / len(by_lr[lr])) for name, by_lr in ppl.items()}
+
+def search_lr(train: Callable[[list[dict]], list[dict]], names: list[str], grid: list[float], seeds: list[int],
+              extend: int = 2, factor: float = 2.0) -> list[dict]:
+    "Runs of every model at every rate of `grid`, plus, while a model's kept rate is the lowest or highest it has tried, the next rate beyond it (÷ or × `factor`), at most `extend` more; `train(jobs)` trains dicts of name, lr, seed and returns records with name, lr, valid_ppl."
+    runs = train([dict(name=n, lr=lr, seed=s) for n in names for lr in grid for s in seeds])
+    for _ in range(extend):
+        best, jobs = select_lr(runs), []
+        for n in names:
+            tried = sorted({r["lr"] for r in runs if r["name"] == n})
+            beyond = tried[0] / factor if best[n] == tried[0] else tried[-1] * factor if best[n] == tried[-1] else None
+            if beyond is not None: jobs += [dict(name=n, lr=beyond, seed=s) for s in seeds]
+        if not jobs: break
+        runs = runs + train(jobs)
+    return runs
+
+def bracketed(runs: list[dict]) -> dict:
+    "Whether each model's kept rate (`select_lr`) has a tried rate below and above it."
+    best = select_lr(runs)
+    return {n: min(r["lr"] for r in runs if r["name"] == n) < lr < max(r["lr"] for r in runs if r["name"] == n) for n, lr in best.items()}
 
 def load_rnnlm(run: dict, vocab_size: int, c: Config) -> RNNLM:
     "The model of a language-model run, in eval mode."
@@ -196,11 +217,11 @@ ENTAIL = dict(
     quick=dict(n_train=20_000, max_steps=800, eval_every=200, variant_steps=500),
     full=dict(n_train=100_000, max_steps=60_000, eval_every=1000, patience=10, seeds=[0, 1, 2], variant_steps=20_000),
 )
-LANG = dict(   # lr_grid: the Adam rates searched per model; each model keeps the one with the best validation perplexity
-    common=dict(corpus="ptb", lr_grid=[1e-3, 2e-3, 4e-3], clip_norm=0.25, decay=0.5, batch_size=20, bptt=35, eval_batch_size=64, limit=None,
+LANG = dict(   # lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end
+    common=dict(corpus="ptb", lr_grid=[1e-3, 2e-3, 4e-3], lr_extend=2, clip_norm=0.25, decay=0.5, batch_size=20, bptt=35, eval_batch_size=64, limit=None,
                 probe_windows=50, seeds=[0], workers=2, kinds=["lstm", "gru", "tpru-200"]),
     smoke=dict(d=16, dropout=0.0, limit=80, batch_size=8, eval_batch_size=16, bptt=10, max_steps=6, eval_every=3, probe_windows=2,
-               workers=1, kinds=["lstm", "tpru-16"], lr_grid=[1e-3, 2e-3]),
+               workers=1, kinds=["lstm", "tpru-16"], lr_grid=[1e-3, 2e-3], lr_extend=1),
     quick=dict(d=200, dropout=0.2, max_steps=800, eval_every=200),
     full=dict(d=1024, dropout=0.5, max_steps=200_000, eval_every=2000, patience=5, seeds=[0, 1, 2], kinds=["lstm", "gru", "tpru-1024"],
               lr_grid=[5e-4, 1e-3, 2e-3]),
