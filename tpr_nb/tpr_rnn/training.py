@@ -8,7 +8,7 @@ import time
 import torch
 import torch.nn.functional as Fn
 from torch import nn
-from ..train import TrainConfig, fit, profile_config, Config, DivergedError, map_runs
+from ..train import TrainConfig, fit, Config, DivergedError
 from .model import TPRRNN
 from .babi import story_batches
 
