@@ -4,13 +4,12 @@
 
 # %% ../../nbs/hrr/04_training.ipynb #6b976abc
 from __future__ import annotations
-import hashlib, json, math, time
+import math, time
 from pathlib import Path
 import torch
 import torch.nn.functional as Fn
 from torch import nn, Tensor
-from safetensors.torch import save_file, load_file
-from ..train import TrainConfig, fit, Config, save_run, cached_run as train_cached_run
+from ..train import TrainConfig, fit, Config, cached_run as train_cached_run
 from ..data import Vocab, lm_batches, pad, bucket_batches
 from .model import LSTMLM, HRRLM, count_params
 from .data import ptb_vocab, sentence_ids, sentence_batches, stream_ids
