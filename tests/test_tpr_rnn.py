@@ -36,11 +36,11 @@ def test_padding_never_changes_an_answer(n, seed):
 def test_single_task_recipe_survives_task6():
     "App. A's Nadam (0.008, betas 0.6/0.4) sent task 6 to NaN near step 300 without the reference code's norm clip of 5."
     import pytest
-    from tpr_nb.data import locate
+    from tpr_nb.data import locate, DataMissingError
     from tpr_nb.train import Config, profile_config
     from tpr_nb.tpr_rnn.training import SINGLE_TASK, run_task
     try: locate("babi", "tasks_1-20_v1-2/en-10k/qa6_yes-no-questions_train.txt")
-    except Exception as e: pytest.skip(f"bAbI not available: {e}")
+    except DataMissingError as e: pytest.skip(f"bAbI not available: {e}")
     torch.set_num_threads(1)
     c = Config(profile_config(SINGLE_TASK, "quick"), max_steps=400, eval_every=400, time_budget_s=None, patience=None)
     assert c.clip_norm == 5.0

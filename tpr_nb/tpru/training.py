@@ -21,8 +21,8 @@ from ..hrr.training import StreamLoss, stream_batches, perplexity
 
 # %% auto #0
 __all__ = ['TEST_SETS', 'ENTAIL', 'LANG', 'make_rnn', 'Encoder', 'max_pool', 'EntailmentModel', 'RNNLM', 'parse_spec', 'classify',
-           'grad_norm', 'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr', 'search_lr', 'bracketed',
-           'load_rnnlm']
+           'grad_norm', 'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs', 'search_lr',
+           'bracketed', 'load_rnnlm']
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
 def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0) -> nn.Module:
@@ -182,15 +182,21 @@ def select_lr(runs: list[dict]) -> dict:
     for r in runs: ppl.setdefault(r["name"], {}).setdefault(r["lr"], []).append(r["valid_ppl"])
     return {name: min(by_lr, key=lambda lr: sum(by_lr[lr]) / len(by_lr[lr])) for name, by_lr in ppl.items()}
 
+def tried_lrs(runs: list[dict]) -> dict:
+    "Each model's tried Adam rates, in increasing order."
+    lrs = {}
+    for r in runs: lrs.setdefault(r["name"], set()).add(r["lr"])
+    return {n: sorted(v) for n, v in lrs.items()}
+
 def search_lr(train: Callable[[list[dict]], list[dict]], names: list[str], grid: list[float], seeds: list[int],
               extend: int = 2, factor: float = 2.0) -> list[dict]:
     "Runs of every model at every rate of `grid`, plus, while a model's kept rate is the lowest or highest it has tried, the next rate beyond it (÷ or × `factor`), at most `extend` more; `train(jobs)` trains dicts of name, lr, seed and returns records with name, lr, valid_ppl."
     runs = train([dict(name=n, lr=lr, seed=s) for n in names for lr in grid for s in seeds])
     for _ in range(extend):
-        best, jobs = select_lr(runs), []
+        best, tried, jobs = select_lr(runs), tried_lrs(runs), []
         for n in names:
-            tried = sorted({r["lr"] for r in runs if r["name"] == n})
-            beyond = tried[0] / factor if best[n] == tried[0] else tried[-1] * factor if best[n] == tried[-1] else None
+            lo, hi = tried[n][0], tried[n][-1]
+            beyond = lo / factor if best[n] == lo else hi * factor if best[n] == hi else None
             if beyond is not None: jobs += [dict(name=n, lr=beyond, seed=s) for s in seeds]
         if not jobs: break
         runs = runs + train(jobs)
@@ -199,7 +205,7 @@ def search_lr(train: Callable[[list[dict]], list[dict]], names: list[str], grid:
 def bracketed(runs: list[dict]) -> dict:
     "Whether each model's kept rate (`select_lr`) has a tried rate below and above it."
     best = select_lr(runs)
-    return {n: min(r["lr"] for r in runs if r["name"] == n) < lr < max(r["lr"] for r in runs if r["name"] == n) for n, lr in best.items()}
+    return {n: lrs[0] < best[n] < lrs[-1] for n, lrs in tried_lrs(runs).items()}
 
 def load_rnnlm(run: dict, vocab_size: int, c: Config) -> RNNLM:
     "The model of a language-model run, in eval mode."
