@@ -22,7 +22,8 @@ def _parts(cell: TPRUCell, x: Tensor, b: Tensor) -> dict:
         pre = f_b + cell.b_b
         ft = torch.relu(pre) + torch.relu(f_x + cell.b_x)
         s, f = (ft * ft).sum(), square_normalise(ft, cell.eps)
-        dfdft, S = (2 / s) * (torch.eye(len(f), dtype=f.dtype) - f[:, None]) * ft[None, :], (pre > 0).to(f)
+        I = torch.eye(len(f), dtype=f.dtype)                    # below the floor eps, s is the constant eps: f = ft^2 / eps
+        dfdft, S = ((2 / s) * (I - f[:, None]) if s > cell.eps else (2 / cell.eps) * I) * ft[None, :], (pre > 0).to(f)
     else:
         ft = f_b + f_x
         f = torch.softmax(ft, 0)
