@@ -20,12 +20,12 @@ HUB = dict(
     common=dict(encoder=None, agg="mean", max_len=128, batch_size=16, eval_batch_size=64, lr=5e-5, optimizer="adamax",
                 warmup=0.1, clip_norm=1.0, ortho=1e-3, lr_scales=None, tpr=dict(d_S=32, d_R=32, n_S=50, n_R=35, temperature=1.0),
                 nli_task="RTE", sources=["SST-2", "MRPC"], targets=["RTE", "MRPC", "SST-2"], evals_per_run=2,
-                hans_per_cell=None, role_sentences=2000, seeds=[0], workers=2),
+                hans_per_cell=None, role_sentences=2000, seeds=[0], no_harm_seeds=None, workers=2),
     smoke=dict(encoder="tiny", n_train=32, n_dev=24, epochs=1, max_len=48, batch_size=8, lr=1e-3, hans_per_cell=4,
                role_sentences=20, tpr=dict(d_S=4, d_R=4, n_S=6, n_R=5, temperature=1.0, n_heads=2), sources=["SST-2"],
                targets=["RTE", "SST-2"], workers=1, evals_per_run=1),
     quick=dict(n_train=1000, n_target=500, n_dev=None, epochs=2, role_sentences=1000, lr=1e-4, lr_scales={"tpr.": 20, "agg.": 20, "classifier.": 20, "lstm.": 20},
-               hans_per_cell=300),
+               hans_per_cell=300, no_harm_seeds=[0, 1, 2]),
     full=dict(n_train=None, n_target=None, n_dev=None, epochs=10, batch_size=32, seeds=[0, 1, 2], workers=1),
 )
 
@@ -92,7 +92,7 @@ def load_model(run: dict, c: Config) -> HUBERT:
     m.load_state_dict(run["state"]); return m.eval()
 
 # %% ../../nbs/hubert/02_training.ipynb #93ecc209
-HUB_KEY_IGNORE = RUN_KEY_IGNORE + ("sources", "targets", "hans_per_cell", "role_sentences", "n_target", "nli_task")
+HUB_KEY_IGNORE = RUN_KEY_IGNORE + ("sources", "targets", "hans_per_cell", "role_sentences", "n_target", "nli_task", "no_harm_seeds")
 
 def _named_run(name: str, seed: int, c: Config) -> dict:
     kind, task = name.split("@")
