@@ -128,11 +128,11 @@ def _split(name: str, limit: int | None):
     ds = load_logical_entailment(name)
     return ds if limit is None or limit >= len(ds) else ds.select(range(limit))
 
-def run_entailment(name: str, seed: int, c: Config) -> dict:
-    "Train one Table 2 / Fig. 1 / Fig. 2 model; its size, history (valid and train-sample accuracy), valid and test accuracies."
+def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
+    "Train one Table 2 / Fig. 1 / Fig. 2 model on `train` (default `ent.train_split(c.n_train, c.data_seed)`; pass it to share one generation between runs); its size, history, valid and test accuracies."
     t0 = time.time()
     kind, n_roles, n_slices = parse_spec(name)
-    train = ent.train_split(c.n_train, seed=c.data_seed)
+    train = train if train is not None else ent.train_split(c.n_train, seed=c.data_seed)
     V = len(ent.ENTAILMENT_TOKENS)
     valid = ent.entailment_batches(_split("validate", c.n_valid), c.eval_batch_size, shuffle=False)
     probe = ent.entailment_batches(train.select(range(min(c.n_probe, len(train)))), c.eval_batch_size, shuffle=False)
