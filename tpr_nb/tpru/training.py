@@ -147,7 +147,7 @@ def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
                       loss, evaluate, cfg)
     tests = {s: classify(model, ent.entailment_batches(_split(s, c.n_test), c.eval_batch_size, shuffle=False))["acc"] for s in TEST_SETS}
     return dict(name=name, seed=seed, params=count_params(model), encoder_params=count_params(model.enc), steps=hist[-1]["step"],
-                wall_s=time.time() - t0, valid_acc=max(h["acc"] for h in hist), test=tests, history=hist,
+                wall_s=time.time() - t0, lr=c.lr, valid_acc=max(h["acc"] for h in hist), test=tests, history=hist,
                 train_source=train.info.description)
 
 # %% ../../nbs/tpru/03_training.ipynb #d6cab372
@@ -176,11 +176,11 @@ def lm_config(c: Config, lr: float, **kw) -> Config:
     "One language-model run's settings: `c` at Adam rate `lr` (and `kw`), without the search settings, so a run's cache key does not depend on them."
     return Config({k: v for k, v in c.items() if k not in ("lr_grid", "lr_extend")}, lr=lr, **kw)
 
-def select_lr(runs: list[dict]) -> dict:
-    "Each model's Adam rate with the lowest validation perplexity, averaged over seeds (the paper's per-model search); `runs` are dicts with name, lr, valid_ppl."
-    ppl = {}
-    for r in runs: ppl.setdefault(r["name"], {}).setdefault(r["lr"], []).append(r["valid_ppl"])
-    return {name: min(by_lr, key=lambda lr: sum(by_lr[lr]) / len(by_lr[lr])) for name, by_lr in ppl.items()}
+def select_lr(runs: list[dict], key: str = "valid_ppl", mode: str = "min") -> dict:
+    "Each model's Adam rate with the best `key` (lowest for `mode` 'min', highest for 'max'), averaged over seeds (the paper's per-model search); `runs` are dicts with name, lr and `key`."
+    score, pick = {}, dict(min=min, max=max)[mode]
+    for r in runs: score.setdefault(r["name"], {}).setdefault(r["lr"], []).append(r[key])
+    return {name: pick(by_lr, key=lambda lr: sum(by_lr[lr]) / len(by_lr[lr])) for name, by_lr in score.items()}
 
 def tried_lrs(runs: list[dict]) -> dict:
     "Each model's tried Adam rates, in increasing order."
@@ -189,11 +189,11 @@ def tried_lrs(runs: list[dict]) -> dict:
     return {n: sorted(v) for n, v in lrs.items()}
 
 def search_lr(train: Callable[[list[dict]], list[dict]], names: list[str], grid: list[float], seeds: list[int],
-              extend: int = 2, factor: float = 2.0) -> list[dict]:
-    "Runs of every model at every rate of `grid`, plus, while a model's kept rate is the lowest or highest it has tried, the next rate beyond it (÷ or × `factor`), at most `extend` more; `train(jobs)` trains dicts of name, lr, seed and returns records with name, lr, valid_ppl."
+              extend: int = 2, factor: float = 2.0, key: str = "valid_ppl", mode: str = "min") -> list[dict]:
+    "Runs of every model at every rate of `grid`, plus, while a model's kept rate (`select_lr` by `key`, `mode`) is the lowest or highest it has tried, the next rate beyond it (÷ or × `factor`), at most `extend` more; `train(jobs)` trains dicts of name, lr, seed and returns records with name, lr and `key`."
     runs = train([dict(name=n, lr=lr, seed=s) for n in names for lr in grid for s in seeds])
     for _ in range(extend):
-        best, tried, jobs = select_lr(runs), tried_lrs(runs), []
+        best, tried, jobs = select_lr(runs, key, mode), tried_lrs(runs), []
         for n in names:
             lo, hi = tried[n][0], tried[n][-1]
             beyond = lo / factor if best[n] == lo else hi * factor if best[n] == hi else None
@@ -202,9 +202,9 @@ def search_lr(train: Callable[[list[dict]], list[dict]], names: list[str], grid:
         runs = runs + train(jobs)
     return runs
 
-def bracketed(runs: list[dict]) -> dict:
-    "Whether each model's kept rate (`select_lr`) has a tried rate below and above it."
-    best = select_lr(runs)
+def bracketed(runs: list[dict], key: str = "valid_ppl", mode: str = "min") -> dict:
+    "Whether each model's kept rate (`select_lr` by `key`, `mode`) has a tried rate below and above it."
+    best = select_lr(runs, key, mode)
     return {n: lrs[0] < best[n] < lrs[-1] for n, lrs in tried_lrs(runs).items()}
 
 def load_rnnlm(run: dict, vocab_size: int, c: Config) -> RNNLM:
@@ -213,15 +213,16 @@ def load_rnnlm(run: dict, vocab_size: int, c: Config) -> RNNLM:
     m = RNNLM(kind, vocab_size, c.d, n_roles or 1, 2, c.dropout); m.load_state_dict(run["state"]); return m.eval()
 
 # %% ../../nbs/tpru/03_training.ipynb #1a04bb0a
-ENTAIL = dict(
-    common=dict(d=64, hidden=64, dropout=0.0, lr=1e-3, clip_norm=5.0, batch_size=64, eval_batch_size=256, permute=True, data_seed=0,
+ENTAIL = dict(   # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2's per-model search of the Adam rate, as LANG's
+    common=dict(d=64, hidden=64, dropout=0.0, lr=1e-3, lr_grid=[1e-3], lr_extend=0, clip_norm=5.0, batch_size=64, eval_batch_size=256, permute=True, data_seed=0,
                 n_valid=None, n_test=None, n_probe=2000, seeds=[0], workers=2,
                 kinds=["gru", "lstm", "tpru-512"], sweep=["tpru-8", "tpru-64", "tpru-512"], slices=["tpru-4", "tpru-4x8", "tpru-64", "tpru-64x8"],
                 variants=["tpru-64", "tpru-mod1-64", "tpru-mod2-64", "tpru-mod3-64"]),
     smoke=dict(d=16, hidden=16, variant_steps=6, n_train=256, n_valid=128, n_test=64, n_probe=64, max_steps=6, eval_every=3, batch_size=32, workers=1,
-               kinds=["gru", "tpru-16"], sweep=["tpru-4", "tpru-16"], slices=["tpru-4", "tpru-4x4"], variants=["tpru-16", "tpru-mod1-16"]),
+               lr_grid=[1e-3, 2e-3], lr_extend=1, kinds=["gru", "tpru-16"], sweep=["tpru-4", "tpru-16"], slices=["tpru-4", "tpru-4x4"], variants=["tpru-16", "tpru-mod1-16"]),
     quick=dict(n_train=100_000, max_steps=4000, eval_every=500, variant_steps=500),
-    full=dict(n_train=100_000, max_steps=60_000, eval_every=1000, patience=10, seeds=[0, 1, 2], variant_steps=20_000),
+    full=dict(n_train=100_000, max_steps=60_000, eval_every=1000, patience=10, seeds=[0, 1, 2], variant_steps=20_000,
+              lr_grid=[5e-4, 1e-3, 2e-3], lr_extend=2),
 )
 LANG = dict(   # lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end
     common=dict(corpus="ptb", lr_grid=[1e-3, 2e-3, 4e-3], lr_extend=2, clip_norm=0.25, decay=0.5, batch_size=20, bptt=35, eval_batch_size=64, limit=None,
