@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as Fn
 from torch import nn, Tensor
-from ..train import TrainConfig, fit, Config, cached_run as train_cached_run
+from ..train import TrainConfig, fit, Config, RUN_KEY_IGNORE, cached_run as train_cached_run
 from ..data import Vocab, lm_batches, pad, bucket_batches
 from .model import LSTMLM, HRRLM, count_params
 from .data import ptb_vocab, sentence_ids, sentence_batches, stream_ids
@@ -17,7 +17,7 @@ from .chunk_model import ChunkHRR, chunk_lm_loss
 
 # %% auto #0
 __all__ = ['FILLER_FRACTION', 'LM', 'make_lm', 'lm_loss', 'StreamLoss', 'stream_batches', 'perplexity', 'lm_data', 'run_lm',
-           'cached_run', 'load_lm', 'chunk_batch', 'chunk_batches', 'run_chunk']
+           'cached_run', 'analysis_config', 'load_lm', 'chunk_batch', 'chunk_batches', 'run_chunk']
 
 # %% ../../nbs/hrr/04_training.ipynb #4311ba32
 FILLER_FRACTION = {"small": 50 / 650, "medium": 200 / 650, "big": 320 / 650}
@@ -97,7 +97,11 @@ def run_lm(name: str, seed: int, c: Config) -> dict:
 # %% ../../nbs/hrr/04_training.ipynb #4ad5b582
 def cached_run(name: str, seed: int, c: Config, folder: Path, retrain: bool = False, run_fn=None) -> dict:
     "The shared `tpr_nb.train.cached_run`, training with `run_fn` (default `run_lm`) when the run is not saved yet."
-    return train_cached_run(name, seed, c, folder, run_fn or run_lm, retrain)
+    return train_cached_run(name, seed, c, folder, run_fn or run_lm, retrain, ignore=RUN_KEY_IGNORE + ("analysis",))
+
+def analysis_config(c: Config) -> Config:
+    "The settings of the models the word-analysis notebook reads: `c` with `c.analysis` applied."
+    return Config(c, **c.get("analysis", {}))
 
 def load_lm(run: dict, vocab_size: int, c: Config) -> nn.Module:
     "The model of a run, in eval mode."
@@ -128,12 +132,13 @@ def run_chunk(word: HRRLM, sents: list[dict], valid: list[dict], vocab: Vocab, s
     return fit(make, lambda ep: chunk_batches(sents, c.batch_size, eos, seed=ep), lambda m, b: chunk_lm_loss(m, b, c.beta), evaluate, cfg)
 
 # %% ../../nbs/hrr/04_training.ipynb #04674b9f
-LM = dict(
+LM = dict(   # analysis: what the word-analysis notebook's models change (see the profiles above)
     common=dict(n_layers=2, lr=1.0, clip_norm=5.0, decay=0.8, beta=1e-3, batch_size=20, bptt=35, eval_batch_size=64, limit=None,
-                n_chunk_roles=2, chunk_lr=1e-3, basis_lr_scale=0.01, seeds=[0], workers=2, tsne_words=2500,
+                n_chunk_roles=2, chunk_lr=1e-3, basis_lr_scale=0.01, seeds=[0], workers=2, tsne_words=2500, analysis={},
                 kinds=["baseline", "fixed_small", "fixed_medium", "fixed_big", "isometric_big", "baseline_cont", "fixed_big_cont"]),
     smoke=dict(d=16, dropout=0.0, anneal_steps=4, limit=80, batch_size=8, eval_batch_size=16, bptt=10, max_steps=6, eval_every=3,
                chunk_steps=4, workers=1, tsne_words=300, kinds=["baseline", "fixed_small", "fixed_big", "isometric_big", "baseline_cont", "fixed_big_cont"]),
-    quick=dict(d=200, dropout=0.2, anneal_steps=600, max_steps=1200, eval_every=300, patience=3, chunk_steps=500),
+    quick=dict(d=200, dropout=0.2, anneal_steps=600, max_steps=1200, eval_every=300, patience=3, chunk_steps=500,
+               analysis=dict(max_steps=3000, anneal_steps=2400, eval_every=600)),
     full=dict(d=650, dropout=0.5, anneal_steps=10_000, max_steps=100_000, eval_every=2000, patience=5, chunk_steps=20_000, seeds=[0, 1, 2]),
 )
