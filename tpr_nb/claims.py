@@ -167,6 +167,16 @@ TPRU = [
           "TPRU (N=8) val acc - GRU val acc, same dim, points", None, "ours >= -1.0", "Sec. 6.3",
           note="Qualitative: 'TPRU with only eight role vectors matches that of a GRU with the same "
                "dimensionality'."),
+    Claim("tpru", "logical_entailment", "one_layer_tpru_minus_gru_val",
+          "one-layer encoders: TPRU (N=512) val acc - GRU val acc, points", None, "ours >= 0", "Table 2 (diagnostic)",
+          note="Not in the paper, which uses two layers: Table 2's TPRU-GRU comparison with one-layer encoders, "
+               "to test whether the two-layer TPRU's early plateau comes from stacking (10_entailment). Same rule "
+               "as tpru_minus_gru_val."),
+    Claim("tpru", "logical_entailment", "one_layer_roles_spearman_val",
+          "one-layer encoders: Spearman correlation of TPRU val accuracy with N (N = 8 ... 512)", None, "ours > 0",
+          "Fig. 1 (diagnostic)",
+          note="Not in the paper, which uses two layers: Fig. 1's role sweep with one-layer encoders; same rule as "
+               "roles_spearman_val."),
     Claim("tpru", "logical_entailment", "slices8_gain_small_n",
           "final train acc (8 slices) - final train acc (1 slice) at the smallest N, points",
           None, "ours > 0", "App. E, Fig. 2",

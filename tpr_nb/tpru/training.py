@@ -54,12 +54,12 @@ def max_pool(out: Tensor, lengths: Tensor) -> Tensor:
     return out.masked_fill(~mask[..., None], float("-inf")).amax(1)
 
 class EntailmentModel(nn.Module):
-    "The plain architecture: shared embedding and encoder, max-pool, [u; v; |u-v|; u*v], MLP with one hidden ReLU layer."
+    "The plain architecture: shared embedding and encoder (`num_layers` deep, two in the paper), max-pool, [u; v; |u-v|; u*v], MLP with one hidden ReLU layer."
     def __init__(self, kind: str, vocab_size: int, d: int = 64, n_roles: int = 512, n_slices: int = 1, hidden: int = 64,
-                 dropout: float = 0.0):
+                 dropout: float = 0.0, num_layers: int = 2):
         super().__init__()
         self.emb = nn.Embedding(vocab_size, d, padding_idx=0)
-        self.enc = Encoder(kind, d, d, n_roles, n_slices, 2, dropout)
+        self.enc = Encoder(kind, d, d, n_roles, n_slices, num_layers, dropout)
         self.mlp = nn.Sequential(nn.Linear(4 * d, hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(hidden, 2))
 
     def encode(self, ids: Tensor, lengths: Tensor) -> Tensor:
@@ -129,7 +129,7 @@ def _split(name: str, limit: int | None):
     return ds if limit is None or limit >= len(ds) else ds.select(range(limit))
 
 def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
-    "Train one Table 2 / Fig. 1 / Fig. 2 model on `train` (default `ent.train_split(c.n_train, c.data_seed)`; pass it to share one generation between runs); its size, history, valid and test accuracies."
+    "Train one Table 2 / Fig. 1 / Fig. 2 model (`c.layers` deep, default two) on `train` (default `ent.train_split(c.n_train, c.data_seed)`; pass it to share one generation between runs); its size, history, valid and test accuracies."
     t0 = time.time()
     kind, n_roles, n_slices = parse_spec(name)
     train = train if train is not None else ent.train_split(c.n_train, seed=c.data_seed)
@@ -142,11 +142,12 @@ def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
         v, p = classify(m, valid), classify(m, probe)
         return dict(acc=v["acc"], valid_loss=v["loss"], train_acc=p["acc"], train_loss=p["loss"], grad_norm=grad_norm(m, probe[0]))
     def loss(m, b): return Fn.cross_entropy(m(b), b["label"]), {}
-    model, hist = fit(lambda s: EntailmentModel(kind, V, c.d, n_roles or 1, n_slices, c.hidden, c.dropout),
+    layers = c.get("layers", 2)
+    model, hist = fit(lambda s: EntailmentModel(kind, V, c.d, n_roles or 1, n_slices, c.hidden, c.dropout, layers),
                       lambda ep: ent.entailment_batches(train, c.batch_size, shuffle=True, seed=seed * 1000 + ep, permute=c.permute),
                       loss, evaluate, cfg)
     tests = {s: classify(model, ent.entailment_batches(_split(s, c.n_test), c.eval_batch_size, shuffle=False))["acc"] for s in TEST_SETS}
-    return dict(name=name, seed=seed, params=count_params(model), encoder_params=count_params(model.enc), steps=hist[-1]["step"],
+    return dict(name=name, seed=seed, layers=layers, params=count_params(model), encoder_params=count_params(model.enc), steps=hist[-1]["step"],
                 wall_s=time.time() - t0, lr=c.lr, valid_acc=max(h["acc"] for h in hist), test=tests, history=hist,
                 train_source=train.info.description)
 
@@ -216,10 +217,10 @@ def load_rnnlm(run: dict, vocab_size: int, c: Config) -> RNNLM:
 ENTAIL = dict(   # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2's per-model search of the Adam rate, as LANG's
     common=dict(d=64, hidden=64, dropout=0.0, lr=1e-3, lr_grid=[1e-3], lr_extend=0, clip_norm=5.0, batch_size=64, eval_batch_size=256, permute=True, data_seed=0,
                 n_valid=None, n_test=None, n_probe=2000, seeds=[0], workers=2,
-                kinds=["gru", "lstm", "tpru-512"], sweep=["tpru-8", "tpru-64", "tpru-512"], slices=["tpru-4", "tpru-4x8", "tpru-64", "tpru-64x8"],
+                kinds=["gru", "lstm", "tpru-512"], sweep=["tpru-8", "tpru-64", "tpru-512"], one_layer=["gru", "tpru-8", "tpru-64", "tpru-512"], slices=["tpru-4", "tpru-4x8", "tpru-64", "tpru-64x8"],
                 variants=["tpru-64", "tpru-mod1-64", "tpru-mod2-64", "tpru-mod3-64"]),
     smoke=dict(d=16, hidden=16, variant_steps=6, n_train=256, n_valid=128, n_test=64, n_probe=64, max_steps=6, eval_every=3, batch_size=32, workers=1,
-               lr_grid=[1e-3, 2e-3], lr_extend=1, kinds=["gru", "tpru-16"], sweep=["tpru-4", "tpru-16"], slices=["tpru-4", "tpru-4x4"], variants=["tpru-16", "tpru-mod1-16"]),
+               lr_grid=[1e-3, 2e-3], lr_extend=1, kinds=["gru", "tpru-16"], sweep=["tpru-4", "tpru-16"], one_layer=["gru", "tpru-4", "tpru-16"], slices=["tpru-4", "tpru-4x4"], variants=["tpru-16", "tpru-mod1-16"]),
     quick=dict(n_train=100_000, max_steps=4000, eval_every=500, variant_steps=500),
     full=dict(n_train=100_000, max_steps=60_000, eval_every=1000, patience=10, seeds=[0, 1, 2], variant_steps=20_000,
               lr_grid=[5e-4, 1e-3, 2e-3], lr_extend=2),
