@@ -172,6 +172,12 @@ TPRU = [
           note="Not in the paper, which uses two layers: Table 2's TPRU-GRU comparison with one-layer encoders, "
                "to test whether the two-layer TPRU's early plateau comes from stacking (10_entailment). Same rule "
                "as tpru_minus_gru_val."),
+    Claim("tpru", "logical_entailment", "one_layer_n_test_sets_tpru_ge_gru",
+          "one-layer encoders: number of the 5 test sets where TPRU (N=512) acc >= GRU acc", None, "ours >= 4",
+          "Table 2 (diagnostic)",
+          note="Not in the paper, which uses two layers: n_test_sets_tpru_ge_gru with one-layer encoders; same "
+               "rules (quick: at least 3 of 5).",
+          rules={"quick": "ours >= 3"}),
     Claim("tpru", "logical_entailment", "one_layer_roles_spearman_val",
           "one-layer encoders: Spearman correlation of TPRU val accuracy with N (N = 8 ... 512)", None, "ours > 0",
           "Fig. 1 (diagnostic)",
