@@ -214,7 +214,8 @@ def load_rnnlm(run: dict, vocab_size: int, c: Config) -> RNNLM:
     m = RNNLM(kind, vocab_size, c.d, n_roles or 1, 2, c.dropout); m.load_state_dict(run["state"]); return m.eval()
 
 # %% ../../nbs/tpru/03_training.ipynb #1a04bb0a
-ENTAIL = dict(   # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2's per-model search of the Adam rate, as LANG's
+ENTAIL = dict(   # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2's per-model search of the Adam rate, as LANG's;
+                 # one_layer: models trained again with a one-layer encoder at their kept rate (10's depth diagnostic)
     common=dict(d=64, hidden=64, dropout=0.0, lr=1e-3, lr_grid=[1e-3], lr_extend=0, clip_norm=5.0, batch_size=64, eval_batch_size=256, permute=True, data_seed=0,
                 n_valid=None, n_test=None, n_probe=2000, seeds=[0], workers=2,
                 kinds=["gru", "lstm", "tpru-512"], sweep=["tpru-8", "tpru-64", "tpru-512"], one_layer=["gru", "tpru-8", "tpru-64", "tpru-512"], slices=["tpru-4", "tpru-4x8", "tpru-64", "tpru-64x8"],
