@@ -55,3 +55,16 @@ def test_repro_runs_records_and_survives_failure(project):
 
 def test_unknown_profile(project):
     with pytest.raises(ValueError, match="unknown profile 'medium'"): repro("medium", nbs=project / "nbs", out=project / "r")
+
+def test_figures_are_kept_whatever_the_backend(tmp_path, monkeypatch):
+    "The Makefile exports MPLBACKEND=Agg; the executed copy must still hold the notebook's figures, and the variable is restored."
+    from tpr_nb.cli import run_notebook
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = tmp_path / "nbs" / "urn" / "10_plot.ipynb"
+    make_nb(nb, "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(); ax.plot([0, 1]); plt.show()")
+    r = run_notebook(nb, tmp_path / "out.ipynb", "smoke", tmp_path / "rep")
+    assert r["status"] == "ok", r["error"]
+    out = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    assert sum("image/png" in o.get("data", {}) for c in out.cells for o in c.get("outputs", [])) == 1
+    import os
+    assert os.environ["MPLBACKEND"] == "Agg" and "TPR_NB_REPORT_DIR" not in os.environ

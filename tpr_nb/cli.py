@@ -5,13 +5,14 @@
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
 import argparse, fnmatch, json, os, sys, time
+from contextlib import contextmanager
 from pathlib import Path
 from .data import data_check
 from .report import assemble, project_root
 from .train import PROFILES, check_profile
 
 # %% auto #0
-__all__ = ['is_experiment', 'experiment_notebooks', 'run_notebook', 'repro', 'main']
+__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'environ', 'run_notebook', 'repro', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -27,20 +28,30 @@ def experiment_notebooks(nbs: Path, only: str | None = None) -> list[Path]:
     return found
 
 # %% ../nbs/04_cli.ipynb #26974475
+INLINE = "module://matplotlib_inline.backend_inline"
+
+@contextmanager
+def environ(**values):
+    "Set the environment variables `values` inside the block (for the kernels it starts), then restore them."
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try: yield
+    finally:
+        for k, v in old.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v
+
 def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None) -> dict:
-    "Execute `nb` with papermill at `profile` into `out_nb`; return its status, wall time and error."
+    "Execute `nb` with papermill at `profile` into `out_nb`, its figures kept inline (whatever `MPLBACKEND` says); return its status, wall time and error."
     import papermill as pm
     out_nb.parent.mkdir(parents=True, exist_ok=True)
-    old = os.environ.get("TPR_NB_REPORT_DIR"); os.environ["TPR_NB_REPORT_DIR"] = str(report)
     t0 = time.time(); status, err = "ok", ""
     try:
-        pm.execute_notebook(str(nb), str(out_nb), parameters={"profile": profile}, cwd=str(nb.parent),
-                            kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+        with environ(TPR_NB_REPORT_DIR=str(report), MPLBACKEND=INLINE):
+            pm.execute_notebook(str(nb), str(out_nb), parameters={"profile": profile}, cwd=str(nb.parent),
+                                kernel_name="python3", progress_bar=False, execution_timeout=timeout)
     except Exception as e:
         status, err = "failed", f"{type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}"
-    finally:
-        if old is None: os.environ.pop("TPR_NB_REPORT_DIR", None)
-        else: os.environ["TPR_NB_REPORT_DIR"] = old
     return dict(notebook=str(nb), status=status, wall_s=round(time.time() - t0, 1), error=err, output=str(out_nb))
 
 def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: Path | None = None,
