@@ -5,14 +5,14 @@
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
 import argparse, fnmatch, json, os, sys, time
-from contextlib import contextmanager
+from fastcore.xtras import modified_env
 from pathlib import Path
 from .data import data_check
 from .report import assemble, project_root
 from .train import PROFILES, check_profile
 
 # %% auto #0
-__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'environ', 'run_notebook', 'repro', 'main']
+__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'run_notebook', 'repro', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -30,24 +30,13 @@ def experiment_notebooks(nbs: Path, only: str | None = None) -> list[Path]:
 # %% ../nbs/04_cli.ipynb #26974475
 INLINE = "module://matplotlib_inline.backend_inline"
 
-@contextmanager
-def environ(**values):
-    "Set the environment variables `values` inside the block (for the kernels it starts), then restore them."
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try: yield
-    finally:
-        for k, v in old.items():
-            if v is None: os.environ.pop(k, None)
-            else: os.environ[k] = v
-
 def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None) -> dict:
     "Execute `nb` with papermill at `profile` into `out_nb`, its figures kept inline (whatever `MPLBACKEND` says); return its status, wall time and error."
     import papermill as pm
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.time(); status, err = "ok", ""
     try:
-        with environ(TPR_NB_REPORT_DIR=str(report), MPLBACKEND=INLINE):
+        with modified_env(TPR_NB_REPORT_DIR=str(report), MPLBACKEND=INLINE):
             pm.execute_notebook(str(nb), str(out_nb), parameters={"profile": profile}, cwd=str(nb.parent),
                                 kernel_name="python3", progress_bar=False, execution_timeout=timeout)
     except Exception as e:

@@ -20,10 +20,10 @@ from ..hrr.data import lm_vocab, stream_ids
 from ..hrr.training import StreamLoss, stream_batches, perplexity
 
 # %% auto #0
-__all__ = ['ARCHS', 'TEST_SETS', 'ENTAIL', 'LANG', 'make_rnn', 'Encoder', 'length_mask', 'max_pool', 'EntailmentModel',
-           'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec', 'classify', 'grad_norm',
-           'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs', 'search_lr', 'bracketed',
-           'load_rnnlm']
+__all__ = ['ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL', 'LANG', 'make_rnn', 'Encoder', 'length_mask', 'stack_pair', 'max_pool',
+           'EntailmentModel', 'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec', 'classify',
+           'grad_norm', 'accuracies', 'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs',
+           'search_lr', 'bracketed', 'load_rnnlm']
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
 def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0) -> nn.Module:
@@ -53,6 +53,12 @@ def length_mask(lengths: Tensor, T: int) -> Tensor:
     "(B, T) booleans: True at the real time steps of sequences of `lengths`."
     return torch.arange(T, device=lengths.device)[None, :] < lengths[:, None]
 
+def stack_pair(a: Tensor, b: Tensor) -> Tensor:
+    "`a` (B, Ta, ...) over `b` (B, Tb, ...) in one batch of 2B rows, both zero-padded to max(Ta, Tb) steps."
+    T = max(a.shape[1], b.shape[1])
+    pad = lambda x: Fn.pad(x, (0, 0) * (x.dim() - 2) + (0, T - x.shape[1]))
+    return torch.cat([pad(a), pad(b)])
+
 def max_pool(out: Tensor, lengths: Tensor) -> Tensor:
     "Max over the real time steps of `out` (B, T, d)."
     return out.masked_fill(~length_mask(lengths.to(out.device), out.shape[1])[..., None], float("-inf")).amax(1)
@@ -73,11 +79,8 @@ class EntailmentModel(nn.Module):
         return max_pool(self.enc(self.emb(ids), lengths)[0], lengths)
 
     def encode_pair(self, b: dict) -> tuple[Tensor, Tensor]:
-        "$u$ and $v$ for the propositions `b['a']` and `b['b']`: both through the encoder in one batch of 2B rows."
-        a, bb = b["a"], b["b"]
-        T = max(a.shape[1], bb.shape[1])
-        ids = torch.cat([Fn.pad(a, (0, T - a.shape[1])), Fn.pad(bb, (0, T - bb.shape[1]))])
-        return self.encode(ids, torch.cat([b["a_len"], b["b_len"]])).chunk(2)
+        "$u$ and $v$ for the propositions `b['a']` and `b['b']`: both through the encoder in one batch of 2B rows, the B premises first."
+        return self.encode(stack_pair(b["a"], b["b"]), torch.cat([b["a_len"], b["b_len"]])).chunk(2)
 
     def forward(self, b: dict) -> Tensor:
         u, v = self.encode_pair(b)
@@ -95,18 +98,16 @@ def attention_flow(h: Tensor, u: Tensor, h_len: Tensor, u_len: Tensor, w: Tensor
     return torch.cat([h, u_att, h * u_att, h * h_att], -1)
 
 class BiDAFEncoder(nn.Module):
-    "Two one-layer encoders of one kind with `attention_flow` between them, run both ways over a pair; `enc(xa, xb, la, lb) -> (out_a, out_b)`."
+    "Two one-layer encoders of one kind with `attention_flow` between them, called like `Encoder` on a pair stacked in 2B rows (the first B attend to the last B and back): `enc(x, lengths) -> (outputs, None)`."
     def __init__(self, kind: str, d: int, n_roles: int = 64, n_slices: int = 1, dropout: float = 0.0):
         super().__init__()
         self.first, self.second = Encoder(kind, d, d, n_roles, n_slices, 1), Encoder(kind, 4 * d, d, n_roles, n_slices, 1)
         self.w, self.dropout = nn.Parameter(torch.empty(3 * d).uniform_(-1 / math.sqrt(3 * d), 1 / math.sqrt(3 * d))), dropout
 
-    def forward(self, xa: Tensor, xb: Tensor, la: Tensor, lb: Tensor) -> tuple[Tensor, Tensor]:
-        T = max(xa.shape[1], xb.shape[1])
-        x, lens = torch.cat([Fn.pad(xa, (0, 0, 0, T - xa.shape[1])), Fn.pad(xb, (0, 0, 0, T - xb.shape[1]))]), torch.cat([la, lb])
-        ha, hb = self.first(x, lens)[0].chunk(2)
+    def forward(self, x: Tensor, lengths: Tensor):
+        (ha, hb), (la, lb) = self.first(x, lengths)[0].chunk(2), lengths.chunk(2)
         g = torch.cat([attention_flow(ha, hb, la, lb, self.w), attention_flow(hb, ha, lb, la, self.w)])
-        return self.second(Fn.dropout(g, self.dropout, self.training), lens)[0].chunk(2)
+        return self.second(Fn.dropout(g, self.dropout, self.training), lengths)[0], None
 
 class BiDAFModel(EntailmentModel):
     "App. C.2: the plain classifier with a `BiDAFEncoder` (two layers, as in the paper) in place of the stacked encoder."
@@ -115,8 +116,9 @@ class BiDAFModel(EntailmentModel):
         return BiDAFEncoder(kind, d, n_roles, n_slices, dropout)
 
     def encode_pair(self, b: dict) -> tuple[Tensor, Tensor]:
-        ua, ub = self.enc(self.emb(b["a"]), self.emb(b["b"]), b["a_len"], b["b_len"])
-        return max_pool(ua, b["a_len"]), max_pool(ub, b["b_len"])
+        "As the plain model's, but each side embedded on its own (the embedding's gradient then sums as in the shipped quick run)."
+        lengths = torch.cat([b["a_len"], b["b_len"]])
+        return max_pool(self.enc(stack_pair(self.emb(b["a"]), self.emb(b["b"])), lengths)[0], lengths).chunk(2)
 
 ARCHS = dict(plain=EntailmentModel, bidaf=BiDAFModel)
 
@@ -171,6 +173,11 @@ def grad_norm(model: nn.Module, batch: dict) -> float:
     return torch.sqrt(sum((g * g).sum() for g in gs if g is not None)).item()
 
 TEST_SETS = ("test_easy", "test_hard", "test_big", "test_massive", "test_exam")
+SPLITS = {"val": "validate", "easy": "test_easy", "hard": "test_hard", "big": "test_big", "massive": "test_massive", "exam": "test_exam"}
+
+def accuracies(r: dict) -> dict:
+    "A `run_entailment` record's validation and test accuracies in %, keyed by the short names of `SPLITS` (Table 2's columns)."
+    return dict(val=100 * r["valid_acc"], **{k: 100 * r["test"][s] for k, s in SPLITS.items() if k != "val"})
 
 def _split(name: str, limit: int | None):
     ds = load_logical_entailment(name)
@@ -192,6 +199,7 @@ def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
     def loss(m, b): return Fn.cross_entropy(m(b), b["label"]), {}
     layers = c.get("layers", 2)
     arch = c.get("arch", "plain")
+    if arch not in ARCHS: raise ValueError(f"unknown architecture {arch!r}: use one of {list(ARCHS)}")
     model, hist = fit(lambda s: ARCHS[arch](kind, V, c.d, n_roles or 1, n_slices, c.hidden, c.dropout, layers),
                       lambda ep: ent.entailment_batches(train, c.batch_size, shuffle=True, seed=seed * 1000 + ep, permute=c.permute),
                       loss, evaluate, cfg)
