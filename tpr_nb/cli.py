@@ -12,7 +12,7 @@ from .report import assemble, project_root
 from .train import PROFILES, check_profile
 
 # %% auto #0
-__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'run_notebook', 'repro', 'main']
+__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'run_notebook', 'repro', 'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -64,6 +64,27 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
     (out / "runs.json").write_text(json.dumps(runs, indent=1))
     return runs, assemble(profile, out, runs)
 
+# %% ../nbs/04_cli.ipynb #f8ce09ea
+def _is_injected(c: dict) -> bool: return "injected-parameters" in c.get("metadata", {}).get("tags", [])
+def _src(c: dict) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+
+def refresh_prose(nb: Path, executed: Path) -> bool:
+    "Copy `nb`'s markdown into its executed copy `executed` when their code cells are identical; whether anything changed."
+    import nbformat
+    src, ex = nbformat.read(str(nb), as_version=4), nbformat.read(str(executed), as_version=4)
+    code_ex = [c for c in ex.cells if c.cell_type == "code" and not _is_injected(c)]
+    if [_src(c) for c in src.cells if c.cell_type == "code"] != [_src(c) for c in code_ex]:
+        raise ValueError(f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb repro --only ...)")
+    injected = {id(prev): c for prev, c in zip(ex.cells, ex.cells[1:]) if _is_injected(c)}
+    done, it = [], iter(code_ex)
+    for c in src.cells:
+        if c.cell_type != "code": done.append(c); continue
+        e = next(it); done.append(e)
+        if id(e) in injected: done.append(injected[id(e)])
+    changed = [_src(c) for c in done] != [_src(c) for c in ex.cells]
+    if changed: ex.cells = done; nbformat.write(ex, str(executed))
+    return changed
+
 # %% ../nbs/04_cli.ipynb #13ad2f37
 def _data_check_cmd(a) -> int:
     rows = data_check(a.dataset or None)
@@ -83,6 +104,17 @@ def _repro_cmd(a) -> int:
     print(f"\n{len(runs)} notebooks, {len(failed)} failed{': ' + ', '.join(failed) if failed else ''}. Report: {report}")
     return 1 if failed else 0
 
+def _prose_cmd(a) -> int:
+    root = project_root(); nbs = Path(a.nbs or root / "nbs"); out = Path(a.out or root / "reports" / a.profile) / "notebooks"
+    stale = []
+    for nb in experiment_notebooks(nbs, a.only):
+        executed = out / nb.relative_to(nbs)
+        if not executed.exists(): continue
+        try: print(f"{'refreshed' if refresh_prose(nb, executed) else 'unchanged'}  {executed}")
+        except ValueError as e: stale.append(str(nb.relative_to(nbs))); print(f"code changed  {executed}: re-run it")
+    if stale: print(f"\n{len(stale)} executed notebooks have older code and were left as they are: {', '.join(stale)}")
+    return 1 if stale else 0
+
 def _report_cmd(a) -> int:
     print(assemble(a.profile, a.out)); return 0
 
@@ -100,6 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--nbs", default=None, type=Path); r.add_argument("--out", default=None, type=Path)
     r.add_argument("--timeout", default=None, type=int, help="seconds per cell")
     r.set_defaults(fn=_repro_cmd)
+    q = sub.add_parser("prose", help="copy each notebook's prose into its executed copy when their code cells are identical")
+    q.add_argument("--profile", default="quick", choices=PROFILES)
+    q.add_argument("--only", default=None, help="glob or substring of the notebook path under nbs/")
+    q.add_argument("--nbs", default=None, type=Path); q.add_argument("--out", default=None, type=Path)
+    q.set_defaults(fn=_prose_cmd)
     s = sub.add_parser("report", help="assemble REPORT.md and claims.csv from recorded results")
     s.add_argument("--profile", default="quick", choices=PROFILES); s.add_argument("--out", default=None, type=Path)
     s.set_defaults(fn=_report_cmd)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_train.ipynb #98d32bc4
 from __future__ import annotations
-import hashlib, json, os, platform, random, shutil, time
+import hashlib, json, os, platform, random, shutil, time, warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -17,8 +17,8 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['PROFILES', 'RUN_KEY_IGNORE', 'Config', 'check_profile', 'profile_config', 'seed_everything', 'device_name',
            'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'load_checkpoint',
-           'DivergedError', 'TrainConfig', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run', 'read_log',
-           'plot_curves']
+           'DivergedError', 'BudgetStop', 'TrainConfig', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run',
+           'read_log', 'plot_curves']
 
 # %% ../nbs/02_train.ipynb #cfa9894d
 PROFILES = ("smoke", "quick", "full")
@@ -144,6 +144,9 @@ def load_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimiz
 class DivergedError(FloatingPointError):
     "The loss became NaN/inf after warm-up, or more often during warm-up than `nan_restarts` allows."
 
+class BudgetStop(UserWarning):
+    "A run ended by `time_budget_s` before `max_steps`: its length, and so its result, depend on the machine."
+
 @dataclass
 class TrainConfig:
     "Settings of one training run; the defaults are plain Adam with no schedule."
@@ -264,6 +267,9 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep) -> boo
     if cfg.halve_below is not None and not st["halved"] and v < cfg.halve_below: st.update(scale=st["scale"] / 2, halved=True)
     if out: save_checkpoint(out / "checkpoint", acc.unwrap_model(model), opt, st)
     out_of_time = cfg.time_budget_s is not None and time.time() - t0 >= cfg.time_budget_s
+    if out_of_time and st["step"] < cfg.max_steps:
+        warnings.warn(f"stopped by the wall-clock budget ({cfg.time_budget_s:g}s) at step {st['step']} of {cfg.max_steps}: "
+                      "how far this run got depends on the machine's speed", BudgetStop)
     return out_of_time or (cfg.patience is not None and st["bad_evals"] >= cfg.patience)
 
 # %% ../nbs/02_train.ipynb #e9453ef3

@@ -87,25 +87,25 @@ SINGLE_TASK = dict(
 ALL_TASK = dict(
     common=dict(ALL_RECIPE, tasks=ALL_TASKS),
     smoke=dict(limit=20, valid_limit=10, test_limit=20, max_steps=30, eval_every=15, patience=None, seeds=[0]),
-    quick=dict(limit=1000, valid_limit=100, test_limit=None, max_steps=20000, eval_every=250, patience=None, seeds=[0], time_budget_s=840),
+    quick=dict(limit=1000, valid_limit=100, test_limit=None, max_steps=6000, eval_every=250, patience=None, seeds=[0]),
     full=dict(limit=None, valid_limit=None, test_limit=None, max_steps=300000, eval_every=5000, patience=10, seeds=list(range(10))))
 
 ABLATION = dict(
     common=dict(SINGLE_RECIPE, limit=None, variants=("w", "wm", "wb")),
     smoke=dict(tasks=[1], limit=300, max_steps=20, eval_every=10, patience=None, seeds=[0], workers=1),
-    quick=dict(tasks=[1, 6, 9, 10, 13], max_steps=4000, eval_every=100, patience=6, seeds=[0], time_budget_s=70, workers=2),
+    quick=dict(tasks=[1, 6, 9, 10, 13], max_steps=1500, eval_every=100, patience=6, seeds=[0], workers=2),
     full=dict(tasks=ALL_TASKS, max_steps=40000, eval_every=500, patience=20, seeds=[0, 1, 2], time_budget_s=None, workers=1))
 
 SYSGEN = dict(
     common=dict(SINGLE_RECIPE, tasks=[1, 6, 7, 8, 9, 11, 12, 13], new_per_pair=500, baseline_lr=0.001, baseline_hidden=64),
     smoke=dict(limit=100, new_per_pair=20, max_steps=20, eval_every=10, patience=None, seeds=[0]),
-    quick=dict(limit=1500, new_per_pair=150, max_steps=6000, eval_every=250, patience=5, seeds=[0], time_budget_s=360),
+    quick=dict(limit=1500, new_per_pair=150, max_steps=6000, eval_every=250, patience=5, seeds=[0]),
     full=dict(limit=None, max_steps=60000, eval_every=1000, patience=15, seeds=[0, 1, 2]))
 
 REPRESENTATIONS = dict(
     common=dict(SINGLE_RECIPE, task=3, limit=None),
     smoke=dict(max_steps=20, eval_every=10, patience=None, seeds=[0], max_sentences=20, limit=200),
-    quick=dict(max_steps=4000, eval_every=100, patience=6, seeds=[0], max_sentences=70, time_budget_s=240),
+    quick=dict(max_steps=800, eval_every=100, patience=6, seeds=[0], max_sentences=70),
     full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0], max_sentences=70))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #7bf6463b

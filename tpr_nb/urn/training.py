@@ -168,7 +168,7 @@ DYCK = dict(
                 kinds=["urn50", "urn32", "lstm"], min_n=30, workers=2),
     smoke=dict(n_train=1024, n_valid=256, n_test=256, max_steps=4, eval_every=2, kinds=["urn8", "lstm"],
                lstm_embed=4, lstm_hidden=8, workers=1, min_n=1),
-    quick=dict(n_train=51_200, n_valid=2048, n_test=5120, max_steps=6000, eval_every=200, patience=5, time_budget_s=200),
+    quick=dict(n_train=51_200, n_valid=2048, n_test=5120, max_steps=6000, eval_every=200, patience=5),
     full=dict(n_train=102_400, n_valid=5120, n_test=5120 * 4, max_steps=20_000, eval_every=200, patience=10, seeds=[0, 1, 2]),
 )
 
@@ -176,6 +176,6 @@ AGREEMENT = dict(
     common=dict(batch_size=64, lr=1e-3, lstm_embed=50, lstm_hidden=50, exp_dtype="float32", max_len=50, min_count=2,
                 seeds=[0], kinds=["urn50", "lstm"], min_n=20, workers=2),
     smoke=dict(limit=256, max_steps=4, eval_every=2, kinds=["urn8", "lstm"], lstm_embed=4, lstm_hidden=8, workers=1, min_n=1),
-    quick=dict(limit=None, max_steps=4000, eval_every=100, patience=6, time_budget_s=360),
+    quick=dict(limit=None, max_steps=4000, eval_every=100, patience=6),
     full=dict(limit=None, max_steps=200_000, eval_every=2000, patience=5, batch_size=128, seeds=[0, 1, 2]),
 )
