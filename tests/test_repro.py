@@ -68,3 +68,12 @@ def test_figures_are_kept_whatever_the_backend(tmp_path, monkeypatch):
     assert sum("image/png" in o.get("data", {}) for c in out.cells for o in c.get("outputs", [])) == 1
     import os
     assert os.environ["MPLBACKEND"] == "Agg" and "TPR_NB_REPORT_DIR" not in os.environ
+
+def test_every_claim_the_quick_report_leaves_unmeasured_says_what_it_needs():
+    "The committed quick report gives a reason (`tpr_nb.claims.NEEDS`) beside every claim it does not measure."
+    from tpr_nb.claims import needs
+    from tpr_nb.report import load_records, project_root
+    recs = load_records(project_root(Path(__file__)) / "reports" / "quick")
+    assert len(recs) > 300, "reports/quick has lost its records"
+    bare = sorted(f"{c.paper}/{c.experiment}/{c.claim_id}" for c in CLAIMS if (c.paper, c.claim_id) not in recs and needs(c) is None)
+    assert not bare, f"{len(bare)} claims unmeasured at quick with no NEEDS entry, e.g. {bare[:5]}"

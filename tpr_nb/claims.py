@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # %% auto #0
-__all__ = ['PAPERS', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT', 'CLAIMS', 'Claim', 'table']
+__all__ = ['PAPERS', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT', 'CLAIMS', 'NEEDS', 'Claim', 'table', 'needs']
 
 # %% ../nbs/03a_claims.ipynb #f883b38e
 PAPERS = ("tpru", "hrr_lm", "tpr_rnn", "urn", "hubert")
@@ -1162,3 +1162,38 @@ HUBERT = [
 
 # %% ../nbs/03a_claims.ipynb #89f0b866
 CLAIMS: list[Claim] = TPRU + HRR_LM + TPR_RNN + URN + HUBERT
+
+# %% ../nbs/03a_claims.ipynb #fed7f64e
+_ONE, _MANY = "not in the data mirror; the registry knows its URL", "not in the data mirror; the registry knows their URLs"
+NEEDS = [
+    ("tpru", "tpru_params", "lm_d1024_*", "the full profile's d=1024 language models (tests/test_full_profiles.py checks the counts when they are built)"),
+    ("tpru", "nli", "*", f"MNLI and SNLI ({_MANY}) with ELMo inputs; issue 4 asks for no NLI experiment"),
+    ("tpru", "language_model", "wt103_*", "WikiText-103 (not in the data mirror)"),
+    ("tpru", "language_model", "wt2_*", f"WikiText-2's train split ({_ONE}); 11_language_model runs it when present"),
+    ("tpru", "pos_pmi", "bank_*", "a TPRU trained on MNLI and MNLI's dev sentences (Sec. 6.1); 13_interpretability lists the roles of 'bank' unscored"),
+    ("hrr_lm", "word_benchmarks", "*_essli_1a", "the ESSLLI 1a set (not in the benchmark mirror)"),
+    ("hrr_lm", "word_benchmarks", "*_essli_2b", "the ESSLLI 2b set (not in the benchmark mirror)"),
+    ("hrr_lm", "word_benchmarks", "*_tr9856", "the TR9856 set (not in the benchmark mirror)"),
+    ("hrr_lm", "word_benchmarks", "*_semeval2012_2", "the SemEval-2012 task 2 set (not in the benchmark mirror)"),
+    ("hrr_lm", "*", "*_1b100", "models trained on 1/100 of the One Billion Word corpus (not in the mirror); PTB-trained models stand in for Tables 2-4, 7 and 8"),
+    ("hrr_lm", "*", "*_1b10", "models trained on 1/10 of the One Billion Word corpus (not in the mirror)"),
+    ("hrr_lm", "*", "t7_1b10_*", "models trained on 1/10 of the One Billion Word corpus (not in the mirror)"),
+    ("hrr_lm", "*", "*_1b", "models trained on the full One Billion Word corpus (not in the mirror; weeks of GPU time)"),
+    ("hrr_lm", "*", "t7_1b_*", "models trained on the full One Billion Word corpus (not in the mirror; weeks of GPU time)"),
+    ("hrr_lm", "chunk_analysis", "t5_cluster*", "a k-means cluster whose dominant role is this one and is not taken by another paper cluster (matched by role, per run)"),
+    ("tpr_rnn", "babi_all", "*best*", "the best of several all-tasks runs: the full profile's seeds"),
+    ("tpr_rnn", "babi_ablation", "*_failed_tasks", "all 20 tasks per variant: the full profile (quick runs tasks 1, 6, 9, 10, 13)"),
+    ("tpr_rnn", "babi_ablation", "*", "the full profile's 20 tasks (quick runs tasks 1, 6, 9, 10, 13)"),
+    ("tpr_rnn", "babi_curve", "steps_to_5pct_error", "an all-tasks run that reaches 5% validation error (the full profile's 300k steps)"),
+    ("urn", "agreement", "urn_acc_attr*", "test sentences with 4 or more attractors: the full Linzen corpus (not in the mirror; UD English-EWT has too few)"),
+    ("hubert", "architectures", "*", f"MNLI ({_ONE}); 10_architectures compares the same models on RTE"),
+    ("hubert", "transfer", "*", f"the paper's source tasks MNLI and QQP ({_MANY}); 11_transfer transfers from SST-2 and MRPC"),
+    ("hubert", "hans", "*plus*", f"the '+' models, fine-tuned on SNLI ({_ONE})"),
+    ("hubert", "hans", "*_snli_gain_*", f"the '+' models, fine-tuned on SNLI ({_ONE})"),
+    ("hubert", "glue_test", "*", "GLUE test-set labels, which are not public (a leaderboard submission)"),
+]
+
+def needs(c: Claim) -> str | None:
+    "What measuring claim `c` takes beyond this project's data and quick profile, if `NEEDS` says."
+    from fnmatch import fnmatchcase
+    return next((t for p, e, pat, t in NEEDS if p == c.paper and fnmatchcase(c.experiment, e) and fnmatchcase(c.claim_id, pat)), None)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast, csv, json, os, subprocess, time
 from pathlib import Path
 from . import __version__
-from .claims import CLAIMS, PAPERS, Claim
+from .claims import CLAIMS, PAPERS, Claim, needs
 from .train import check_profile, device_name
 
 # %% auto #0
@@ -105,7 +105,7 @@ def write_claims_csv(path: Path, recs: dict, profile: str):
 
 # %% ../nbs/03_report.ipynb #f0be7376
 def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) -> str:
-    "The text of REPORT.md: per paper, measured claims beside the paper's numbers, then what is not measured yet."
+    "The text of REPORT.md: per paper, measured claims beside the paper's numbers, then what is not measured and why."
     n_meas = len(recs); n_hold = sum(r["holds"] == "yes" for r in recs.values())
     L = [f"# tpr_nb reproduction report: profile `{profile}`", "",
          f"{n_meas} of {len(CLAIMS)} registered claims measured; {n_hold} hold at this profile. "
@@ -129,10 +129,14 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) ->
                   for c, r in mine]
             notes = [f"- `{c.claim_id}`: {r['note']}" for c, r in mine if r.get("note")]
             L += [""] + (["Notes:", *notes, ""] if notes else [])
-        todo = {}
+        todo = {}                                   # (experiment, what it needs) -> number of claims not measured
         for c in claims:
-            if (p, c.claim_id) not in recs: todo[c.experiment] = todo.get(c.experiment, 0) + 1
-        if todo: L += ["Not measured yet: " + ", ".join(f"{e} ({n})" for e, n in todo.items()) + ".", ""]
+            if (p, c.claim_id) in recs: continue
+            k = (c.experiment, needs(c) or f"a run of its notebook at the `{profile}` profile")
+            todo[k] = todo.get(k, 0) + 1
+        if todo:
+            L += ["Not measured, and what measuring them needs (`tpr_nb.claims.NEEDS`):", "",
+                  "| experiment | claims | needs |", "|---|---:|---|"] + [f"| {e} | {n} | {why} |" for (e, why), n in todo.items()] + [""]
     return "\n".join(L)
 
 def plot_summary(recs: dict, path: Path):
