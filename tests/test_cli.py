@@ -43,3 +43,22 @@ def test_unknown_profile_and_dataset_are_clear_errors(capsys):
     assert "invalid choice: 'fast'" in capsys.readouterr().err
     assert main(["data", "check", "--dataset", "imagenet"]) == 2
     assert "unknown dataset 'imagenet'" in capsys.readouterr().err
+
+def test_prose_refreshes_executed_copies_and_names_stale_ones(tmp_path, capsys):
+    "`tpr-nb prose`: new prose reaches an executed copy with the same code; one whose code moved is named, exit 1."
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+    def nb(text, code, outputs=()):
+        p = new_code_cell('profile = "smoke"', metadata={"tags": ["parameters"]})
+        return new_notebook(cells=[new_markdown_cell(text), p, new_code_cell(code, outputs=list(outputs))])
+    nbs, out = tmp_path / "nbs", tmp_path / "reports" / "quick"
+    for name, code_now, code_ran in [("a/10_same.ipynb", "print(1)", "print(1)"), ("b/10_moved.ipynb", "print(2)", "print(1)")]:
+        (nbs / name).parent.mkdir(parents=True, exist_ok=True); (out / "notebooks" / name).parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb("# new prose", code_now), nbs / name)
+        nbformat.write(nb("# old prose", code_ran, [new_output("stream", text="1\n")]), out / "notebooks" / name)
+    assert main(["prose", "--nbs", str(nbs), "--out", str(out)]) == 1
+    said = capsys.readouterr().out
+    assert "refreshed" in said and "b/10_moved.ipynb" in said.splitlines()[-1]
+    same = nbformat.read(out / "notebooks" / "a/10_same.ipynb", as_version=4)
+    assert same.cells[0].source == "# new prose" and same.cells[2].outputs[0]["text"] == "1\n"
+    assert nbformat.read(out / "notebooks" / "b/10_moved.ipynb", as_version=4).cells[0].source == "# old prose"
