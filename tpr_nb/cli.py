@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
-import argparse, fnmatch, json, os, sys, time
+import argparse, copy, fnmatch, json, os, sys, time
 from fastcore.xtras import modified_env
 from pathlib import Path
 from .data import data_check
@@ -67,6 +67,10 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
 # %% ../nbs/04_cli.ipynb #f8ce09ea
 def _is_injected(c: dict) -> bool: return "injected-parameters" in c.get("metadata", {}).get("tags", [])
 def _src(c: dict) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+def _new_prose(old, new):
+    "The executed markdown cell `old` (keeping its papermill metadata) with `new`'s text, or `new` when there is none."
+    if old is None: return new
+    old = copy.deepcopy(old); old.source = new.source; return old
 
 def refresh_prose(nb: Path, executed: Path) -> bool:
     "Copy `nb`'s markdown into its executed copy `executed` when their code cells are identical; whether anything changed."
@@ -76,9 +80,10 @@ def refresh_prose(nb: Path, executed: Path) -> bool:
     if [_src(c) for c in src.cells if c.cell_type == "code"] != [_src(c) for c in code_ex]:
         raise ValueError(f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb repro --only ...)")
     injected = {id(prev): c for prev, c in zip(ex.cells, ex.cells[1:]) if _is_injected(c)}
+    md_ex = {c.get("id"): c for c in ex.cells if c.cell_type == "markdown" and c.get("id")}
     done, it = [], iter(code_ex)
     for c in src.cells:
-        if c.cell_type != "code": done.append(c); continue
+        if c.cell_type != "code": done.append(_new_prose(md_ex.get(c.get("id")), c)); continue
         e = next(it); done.append(e)
         if id(e) in injected: done.append(injected[id(e)])
     changed = [_src(c) for c in done] != [_src(c) for c in ex.cells]
