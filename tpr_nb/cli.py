@@ -70,7 +70,8 @@ def _src(c: dict) -> str: return c["source"] if isinstance(c["source"], str) els
 def _new_prose(old, new):
     "The executed markdown cell `old` (keeping its papermill metadata) with `new`'s text, or `new` when there is none."
     if old is None: return new
-    old = copy.deepcopy(old); old.source = new.source; return old
+    old = copy.deepcopy(old)   # a copy: the caller compares the result with the executed cells
+    old.source = new.source; return old
 
 def refresh_prose(nb: Path, executed: Path) -> bool:
     "Copy `nb`'s markdown into its executed copy `executed` when their code cells are identical; whether anything changed."
