@@ -13,7 +13,7 @@ from .data import TASKS, load_task, subsample, encode, batches, nli_label
 
 # %% auto #0
 __all__ = ['HUB', 'HUB_KEY_IGNORE', 'make_encoder', 'encoded', 'accuracy', 'predictions', 'run_task', 'load_model', 'model_run',
-           'transfer_run', 'encode_hans', 'hans_accuracy', 'role_tuples']
+           'source_run', 'transfer_run', 'encode_hans', 'hans_accuracy', 'role_tuples']
 
 # %% ../../nbs/hubert/02_training.ipynb #6a7db4bb
 HUB = dict(
@@ -25,7 +25,7 @@ HUB = dict(
                role_sentences=20, tpr=dict(d_S=4, d_R=4, n_S=6, n_R=5, temperature=1.0, n_heads=2), sources=["SST-2"],
                targets=["RTE", "SST-2"], workers=1, evals_per_run=1),
     quick=dict(n_train=1000, n_target=500, n_dev=None, epochs=2, role_sentences=1000, lr=1e-4, lr_scales={"tpr.": 20, "agg.": 20, "classifier.": 20, "lstm.": 20},
-               hans_per_cell=300, no_harm_seeds=[0, 1, 2]),
+               hans_per_cell=300, no_harm_seeds=[0, 1, 2], n_source=4000),
     full=dict(n_train=None, n_target=None, n_dev=None, epochs=10, batch_size=32, seeds=[0, 1, 2], workers=1),
 )
 
@@ -92,7 +92,8 @@ def load_model(run: dict, c: Config) -> HUBERT:
     m.load_state_dict(run["state"]); return m.eval()
 
 # %% ../../nbs/hubert/02_training.ipynb #93ecc209
-HUB_KEY_IGNORE = RUN_KEY_IGNORE + ("sources", "targets", "hans_per_cell", "role_sentences", "n_target", "nli_task", "no_harm_seeds")
+HUB_KEY_IGNORE = RUN_KEY_IGNORE + ("sources", "targets", "hans_per_cell", "role_sentences", "n_target", "n_source", "nli_task",
+                                   "no_harm_seeds")
 
 def _named_run(name: str, seed: int, c: Config) -> dict:
     kind, task = name.split("@")
@@ -102,9 +103,13 @@ def model_run(kind: str, task: str, seed: int, c: Config, folder, retrain: bool 
     "The cached run (with weights) of `kind` trained on `task`, training it if absent."
     return cached_run(f"{kind}@{task}", seed, c, folder, _named_run, retrain, ignore=HUB_KEY_IGNORE)
 
+def source_run(kind: str, task: str, seed: int, c: Config, folder, retrain: bool = False) -> dict:
+    "`model_run` of a transfer source: trained on `c.n_source` examples of `task` where the profile sets it, else `c.n_train`."
+    return model_run(kind, task, seed, Config(c, n_train=c.get("n_source", c.get("n_train"))), folder, retrain)
+
 def transfer_run(kind: str, source: str, target: str, parts, seed: int, c: Config, folder) -> dict:
     "Train `kind` on `target` (`c.n_target` examples) after copying `parts` of the cached `source` model (none: baseline)."
-    src = model_run(kind, source, c.seeds[0], c, folder)["state"] if parts else None
+    src = source_run(kind, source, c.seeds[0], c, folder)["state"] if parts else None
     r = run_task(kind, target, seed, c, source=src, parts=parts, n_train=c.get("n_target", c.get("n_train")))
     return dict(r, source=source if parts else None)
 
