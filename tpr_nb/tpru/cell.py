@@ -5,15 +5,17 @@
 # %% ../../nbs/tpru/00_cell.ipynb #b258bf3e
 from __future__ import annotations
 import math
+from contextlib import contextmanager
 import torch
 import torch.nn as nn
 import torch.nn.functional as Fn
 from torch import Tensor
+from torch.autograd.function import once_differentiable
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['VARIANTS', 'square_normalise', 'TPRUCell', 'tpru_step', 'fuse_step', 'reverse_padded', 'TPRU', 'count_params',
-           'paper_params']
+__all__ = ['VARIANTS', 'square_normalise', 'TPRUCell', 'tpru_step', 'fuse_step', 'time_loop', 'TPRUScan', 'reverse_padded',
+           'TPRU', 'count_params', 'paper_params']
 
 # %% ../../nbs/tpru/00_cell.ipynb #048c832f
 VARIANTS = ("ours", "mod1", "mod2", "mod3")
@@ -61,6 +63,12 @@ def _slice_proj(V: Tensor, U: Tensor, K: int) -> Tensor:
     Vk = V.T.reshape(V.shape[1], K, d // K)                        # in, K, d/K
     return torch.einsum("ikd,kdn->ikn", Vk, U.reshape(K, d // K, N)).reshape(V.shape[1], K * N)
 
+def _bind(f: Tensor, RT: Tensor) -> Tensor:
+    "Eq. 6 per slice: $\\tilde b = [R_k f^k]_k$ for fillers `f` (B, K, N) and roles `RT` = $R_k^\\top$ (K, N, d/K)."
+    B, K, N = f.shape
+    if K == 1: return f.reshape(B, N) @ RT[0]
+    return torch.bmm(f.transpose(0, 1), RT).transpose(0, 1).reshape(B, -1)
+
 def tpru_step(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Tensor,
               softmax: bool, eps: float) -> tuple[Tensor, Tensor]:
     "One step from $b_{t-1}$ given the input terms `gx` = $W_x x_t$ and `rx` (relu($f_x + b_x$), or $f_x$ for softmax); returns $b_t$ and $f_t$ (B, K, N)."
@@ -72,18 +80,85 @@ def tpru_step(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Ten
     if softmax: f = torch.softmax(fb + rx, -1)
     else:
         f = square_normalise(torch.relu(fb + b_b) + rx, eps)       # Eqs. 4-5 (the input half precomputed)
-    if K == 1: bt = f.reshape(B, N) @ RT[0]                         # Eq. 6
-    else: bt = torch.bmm(f.transpose(0, 1), RT).transpose(0, 1).reshape(B, d)   # slice k binds R_k f^k
-    return torch.lerp(b, bt, g), f                                  # Eq. 2: g bt + (1 - g) b
+    return torch.lerp(b, _bind(f, RT), g), f                        # Eq. 2: g bt + (1 - g) b
 
-_STEP = {}   # the step function in use: the plain one, or a fused one installed by `fuse_step`
+_STEP = {}   # how `sequence` runs the time loop: empty = `TPRUScan`; {'fn': step} = autograd through `step` (plain or fused)
 
 def fuse_step(how: str | None = "compile"):
-    "Fuse the step (not the loop): 'compile' (`torch.compile`), 'script' (TorchScript) or None (plain eager)."
+    "How `TPRUCell.sequence` runs its time loop: None (the default) `TPRUScan`, the backward written out; or under autograd, the plain step ('autograd') or the step fused by `torch.compile` ('compile') or TorchScript ('script')."
     if how is None: _STEP.pop("fn", None)
+    elif how == "autograd": _STEP["fn"] = tpru_step
     elif how == "script": _STEP["fn"] = torch.jit.script(tpru_step)
     elif how == "compile": _STEP["fn"] = torch.compile(tpru_step, dynamic=False)
-    else: raise ValueError(f"how must be 'compile', 'script' or None, not {how!r}")
+    else: raise ValueError(f"how must be None, 'autograd', 'compile' or 'script', not {how!r}")
+
+@contextmanager
+def time_loop(how: str | None):
+    "Run the enclosed code with `fuse_step(how)`, then put the previous loop back."
+    old = _STEP.get("fn"); fuse_step(how)
+    try: yield
+    finally:
+        _STEP.pop("fn", None)
+        if old is not None: _STEP["fn"] = old
+
+# %% ../../nbs/tpru/00_cell.ipynb #5ca9b1d0
+class TPRUScan(torch.autograd.Function):
+    "The time loop of `TPRUCell.sequence` with backpropagation through time written out: `apply(gx, rx, b0, M, RT, b_b, mask, softmax, eps)` -> outputs (B, T, d), final state, fillers (B, T, K, N)."
+    @staticmethod
+    def forward(ctx, gx, rx, b0, M, RT, b_b, mask, softmax, eps):
+        B, T, d = gx.shape
+        K, N = RT.shape[:2]
+        Bp, G, BT, F, A = (gx.new_empty(T, *s) for s in ((B, d), (B, d), (B, d), (B, K, N), (0,) if softmax else (B, K, N)))
+        b = b0
+        for t in range(T):
+            Bp[t] = b
+            z = b @ M
+            G[t] = torch.sigmoid(z[:, :d] + gx[:, t])
+            fb = z[:, d:].reshape(B, K, N)
+            if softmax: F[t] = torch.softmax(fb + rx[:, t], -1)
+            else: A[t] = torch.relu(fb + b_b); F[t] = square_normalise(A[t] + rx[:, t], eps)
+            BT[t] = _bind(F[t], RT)
+            nb = torch.lerp(b, BT[t], G[t])
+            b = nb if mask is None else torch.where(mask[:, t, None], nb, b)
+        out, fills = torch.cat([Bp[1:], b[None]]).transpose(0, 1), F.transpose(0, 1)
+        if mask is not None: out, fills = out * mask[..., None], fills * mask[..., None, None]
+        ctx.save_for_backward(rx, M, RT, Bp, G, BT, F, A, mask)
+        ctx.softmax, ctx.eps = softmax, eps
+        return out, b, fills
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, d_out, d_b, d_fills):
+        rx, M, RT, Bp, G, BT, F, A, mask = ctx.saved_tensors
+        T, B, d = Bp.shape
+        K, N = RT.shape[:2]
+        if mask is not None: d_out, d_fills = d_out * mask[..., None], d_fills * mask[..., None, None]
+        dZ, dBT = Bp.new_empty(T, B, d + K * N), Bp.new_empty(T, B, d)
+        d_rx = torch.zeros_like(F)
+        delta = d_b.clone()
+        for t in reversed(range(T)):
+            delta = delta + d_out[:, t]
+            if mask is not None: m = mask[:, t, None]; skip, delta = delta * ~m, delta * m
+            g = G[t]
+            dBT[t] = delta * g                                                       # gate (Eq. 2)
+            dZ[t, :, :d] = delta * (BT[t] - Bp[t]) * g * (1 - g)
+            df = (dBT[t].reshape(B, K, 1, d // K) @ RT.transpose(1, 2)).squeeze(2) + d_fills[:, t]   # bind (Eq. 6)
+            f = F[t]
+            inner = (df * f).sum(-1, keepdim=True)
+            if ctx.softmax: du = dfb = f * (df - inner)
+            else:                                                                    # normalise and relu (Eqs. 4-5)
+                u = A[t] + rx[:, t]
+                s = (u * u).sum(-1, keepdim=True)
+                du = torch.where(s > ctx.eps, 2 * u / s.clamp_min(ctx.eps) * (df - inner), 2 * u / ctx.eps * df)
+                dfb = du * (A[t] > 0)
+            d_rx[t] = du
+            dZ[t, :, d:] = dfb.reshape(B, K * N)
+            delta = dZ[t] @ M.T + delta * (1 - g)
+            if mask is not None: delta = delta + skip
+        dM = Bp.reshape(T * B, d).T @ dZ.reshape(T * B, -1)                         # weight gradients: one product each
+        dRT = torch.einsum("tbkn,tbkj->knj", F, dBT.reshape(T, B, K, d // K))
+        d_bb = None if ctx.softmax else dZ[..., d:].sum().reshape(())
+        return dZ[..., :d].transpose(0, 1), d_rx.transpose(0, 1), delta, dM, dRT, d_bb, None, None, None
 
 # %% ../../nbs/tpru/00_cell.ipynb #3cf201b7
 @patch
@@ -105,7 +180,8 @@ def sequence(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | 
     softmax = self.variant != "ours"
     rx = fx if softmax else torch.relu(fx + self.b_x)             # the input half of Eq. 5, all steps at once
     b = x.new_zeros(B, d) if b is None else b
-    step, outs, fills = _STEP.get("fn", tpru_step), [], []
+    if "fn" not in _STEP: return TPRUScan.apply(gx, rx, b, Mb, Rk, self.b_b, mask, softmax, self.eps)
+    step, outs, fills = _STEP["fn"], [], []
     for t in range(T):
         nb, f = step(b, gx[:, t], rx[:, t], Mb, Rk, self.b_b, softmax, self.eps)
         if mask is not None:

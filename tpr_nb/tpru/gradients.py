@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 from torch import Tensor
-from .cell import TPRUCell, VARIANTS, square_normalise
+from .cell import TPRUCell, VARIANTS, square_normalise, time_loop
 
 # %% auto #0
 __all__ = ['candidate_jacobian', 'step_jacobian', 'paper_step_jacobian', 'autograd_jacobian', 'random_cell',
@@ -56,8 +56,8 @@ def paper_step_jacobian(cell: TPRUCell, x: Tensor, b: Tensor) -> Tensor:
     return (p["bt"] * g * (1 - g))[:, None] * cell.W_b + g[:, None] * dbt + torch.diag(1 - g)
 
 def autograd_jacobian(cell: TPRUCell, x: Tensor, b: Tensor) -> Tensor:
-    "$\\partial b_t/\\partial b_{t-1}$ by autograd, for checking."
-    return torch.autograd.functional.jacobian(lambda bb: cell(x[None], bb[None])[0], b)
+    "$\\partial b_t/\\partial b_{t-1}$ by autograd through the plain step (not `TPRUScan`'s written-out backward), for checking."
+    with time_loop("autograd"): return torch.autograd.functional.jacobian(lambda bb: cell(x[None], bb[None])[0], b)
 
 # %% ../../nbs/tpru/02_gradients.ipynb #74800d99
 def random_cell(variant: str = "ours", d: int = 16, d_in: int = 8, n_roles: int = 12, seed: int = 0) -> TPRUCell:

@@ -215,24 +215,25 @@ def mean_nll(model: nn.Module, batches: list[dict]) -> float:
     return math.log(perplexity(model, batches))
 
 def run_lm(name: str, seed: int, c: Config) -> dict:
-    "Train one Table 4 model ('lstm', 'gru', 'tpru-N') on `c.corpus` (ptb or wikitext-2); its size, history, valid/test perplexity and weights."
+    "Train one Table 4 model ('lstm', 'gru', 'tpru-N') on `c.corpus` (ptb or wikitext-2) for `c.max_steps` steps, or `c.epochs` passes over the training windows when set; its size, history, valid/test perplexity and weights."
     t0, vocab = time.time(), lm_vocab(c.corpus)
     kind, n_roles, _ = parse_spec(name)
     train = stream_batches(stream_ids("train", vocab, c.limit, c.corpus), c.batch_size, c.bptt)
     ev = {s: stream_batches(stream_ids(s, vocab, c.limit, c.corpus), c.eval_batch_size, c.bptt) for s in ("valid", "test")}
     probe = train[: c.probe_windows]
-    cfg = TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, clip_norm=c.clip_norm, monitor="ppl",
+    steps = c.max_steps if c.get("epochs") is None else c.epochs * len(train)
+    cfg = TrainConfig(max_steps=steps, eval_every=c.eval_every, lr=c.lr, clip_norm=c.clip_norm, monitor="ppl",
                       plateau_factor=c.get("decay"), patience=c.get("patience"), time_budget_s=c.get("time_budget_s"), seed=seed,
                       progress=c.get("progress", True))
     evaluate = lambda m: dict(ppl=perplexity(m, ev["valid"]), train_nll=mean_nll(m, probe))
     model, hist = fit(lambda s: RNNLM(kind, len(vocab), c.d, n_roles or 1, 2, c.dropout), lambda ep: train, StreamLoss(), evaluate, cfg)
-    return dict(name=name, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0,
+    return dict(name=name, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0, lr=c.lr,
                 valid_ppl=min(h["ppl"] for h in hist), test_ppl=perplexity(model, ev["test"]), history=hist,
                 state={k: v.cpu() for k, v in model.state_dict().items()})
 
 def lm_config(c: Config, lr: float, **kw) -> Config:
-    "One language-model run's settings: `c` at Adam rate `lr` (and `kw`), without the search settings, so a run's cache key does not depend on them."
-    return Config({k: v for k, v in c.items() if k not in ("lr_grid", "lr_extend")}, lr=lr, **kw)
+    "One language-model run's settings: `c` at Adam rate `lr` (and `kw`), without the notebook-level settings (the search, `nll_epochs`), so a run's cache key does not depend on them."
+    return Config({k: v for k, v in c.items() if k not in ("lr_grid", "lr_extend", "nll_epochs")}, lr=lr, **kw)
 
 def select_lr(runs: list[dict], key: str = "valid_ppl", mode: str = "min") -> dict:
     "Each model's Adam rate with the best `key` (lowest for `mode` 'min', highest for 'max'), averaged over seeds (the paper's per-model search); `runs` are dicts with name, lr and `key`."
@@ -283,11 +284,12 @@ ENTAIL = dict(   # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2
     full=dict(n_train=100_000, max_steps=60_000, eval_every=1000, patience=10, seeds=[0, 1, 2], variant_steps=20_000,
               lr_grid=[5e-4, 1e-3, 2e-3], lr_extend=2),
 )
-LANG = dict(   # lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end
+LANG = dict(   # lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end;
+               # nll_epochs: length of Fig. 4's runs without dropout (None: max_steps)
     common=dict(corpus="ptb", lr_grid=[1e-3, 2e-3, 4e-3], lr_extend=2, clip_norm=0.25, decay=0.5, batch_size=20, bptt=35, eval_batch_size=64, limit=None,
-                probe_windows=50, seeds=[0], workers=2, kinds=["lstm", "gru", "tpru-200"]),
+                probe_windows=50, seeds=[0], workers=2, kinds=["lstm", "gru", "tpru-200"], nll_epochs=1),
     smoke=dict(d=16, dropout=0.0, limit=80, batch_size=8, eval_batch_size=16, bptt=10, max_steps=6, eval_every=3, probe_windows=2,
-               workers=1, kinds=["lstm", "tpru-16"], lr_grid=[1e-3, 2e-3], lr_extend=1),
+               workers=1, kinds=["lstm", "tpru-16"], lr_grid=[1e-3, 2e-3], lr_extend=1, nll_epochs=None),
     quick=dict(d=200, dropout=0.2, max_steps=800, eval_every=200),
     full=dict(d=1024, dropout=0.5, max_steps=200_000, eval_every=2000, patience=5, seeds=[0, 1, 2], kinds=["lstm", "gru", "tpru-1024"],
               lr_grid=[5e-4, 1e-3, 2e-3]),
