@@ -1,8 +1,8 @@
-"Gradient checks and property tests of the TPRU: finite differences, the analytic Jacobian, padding, entailment semantics (hypothesis)."
+"Gradient checks and property tests of the TPRU: finite differences, TPRUScan against autograd, the analytic Jacobian, padding, entailment semantics (hypothesis)."
 import random
 import torch
 from hypothesis import example, given, settings, strategies as st
-from tpr_nb.tpru.cell import TPRUCell, TPRU, reverse_padded, VARIANTS
+from tpr_nb.tpru.cell import TPRUCell, TPRU, reverse_padded, time_loop, VARIANTS
 from tpr_nb.tpru.gradients import step_jacobian, autograd_jacobian, random_cell
 from tpr_nb.tpru import entailment as ent
 
@@ -18,6 +18,24 @@ def test_gradcheck_against_finite_differences(variant, slices, seed):
         for c in m.cells: c.b_b.fill_(0.3); c.b_x.fill_(0.2)      # keep every relu away from its kink
     x = torch.randn(2, 2, 3, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda x, *ps: m(x)[0].sum(), (x, *m.parameters()), eps=1e-6, atol=1e-5)
+
+@settings(max_examples=15, deadline=None)
+@given(variant=st.sampled_from(VARIANTS), slices=st.sampled_from([1, 2]), roles=st.integers(1, 9),
+       lengths=st.lists(st.integers(1, 7), min_size=1, max_size=4), seed=seeds)
+def test_scan_backward_equals_autograd(variant, slices, roles, lengths, seed):
+    "TPRUScan's written-out backward gives autograd's gradients (through the plain step) for a padded, bidirectional two-layer layer, fillers included."
+    torch.manual_seed(seed)
+    m = TPRU(3, 4, roles, num_layers=2, batch_first=True, bidirectional=True, n_slices=slices, variant=variant).double()
+    x = torch.randn(len(lengths), max(lengths), 3, dtype=torch.float64, requires_grad=True)
+    h0 = torch.randn(4, len(lengths), 4, dtype=torch.float64, requires_grad=True)
+    def grads(how):
+        with time_loop(how):
+            out, h, fills = m(x, h0, lengths=torch.tensor(lengths), return_fillers=True)
+            loss = out.pow(2).sum() + h.sin().sum() + sum((f * torch.rand(f.shape, generator=torch.Generator().manual_seed(1), dtype=f.dtype)).sum() for f in fills)
+        return torch.autograd.grad(loss, [x, h0, *m.parameters()], allow_unused=True)
+    for a, b in zip(grads(None), grads("autograd")):
+        if a is None or b is None: assert a is None and b is None
+        else: torch.testing.assert_close(a, b, atol=1e-10, rtol=1e-8)
 
 @settings(max_examples=20, deadline=None)
 @given(variant=st.sampled_from(VARIANTS), d=st.integers(2, 12), n_roles=st.integers(1, 16), seed=seeds)
