@@ -180,7 +180,8 @@ def sequence(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | 
     softmax = self.variant != "ours"
     rx = fx if softmax else torch.relu(fx + self.b_x)             # the input half of Eq. 5, all steps at once
     b = x.new_zeros(B, d) if b is None else b
-    if "fn" not in _STEP: return TPRUScan.apply(gx, rx, b, Mb, Rk, self.b_b, mask, softmax, self.eps)
+    if "fn" not in _STEP:                                           # b_b is unused by the softmax variants: keep it out of the graph
+        return TPRUScan.apply(gx, rx, b, Mb, Rk, self.b_b.detach() if softmax else self.b_b, mask, softmax, self.eps)
     step, outs, fills = _STEP["fn"], [], []
     for t in range(T):
         nb, f = step(b, gx[:, t], rx[:, t], Mb, Rk, self.b_b, softmax, self.eps)
