@@ -69,18 +69,25 @@ def _bind(f: Tensor, RT: Tensor) -> Tensor:
     if K == 1: return f.reshape(B, N) @ RT[0]
     return torch.bmm(f.transpose(0, 1), RT).transpose(0, 1).reshape(B, -1)
 
-def tpru_step(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Tensor,
-              softmax: bool, eps: float) -> tuple[Tensor, Tensor]:
-    "One step from $b_{t-1}$ given the input terms `gx` = $W_x x_t$ and `rx` (relu($f_x + b_x$), or $f_x$ for softmax); returns $b_t$ and $f_t$ (B, K, N)."
+def _step_parts(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Tensor,
+                softmax: bool, eps: float) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    "Eqs. 3-6 from $b_{t-1}$: the gate $g_t$, the fillers $f_t$ (B, K, N), the relu'd recurrent half $a_t$ of Eq. 4 (`fb` itself for softmax) and $\\tilde b_t$."
     B, d = b.shape
     K, N = RT.shape[0], RT.shape[1]
     z = b @ M                                                       # [W_b b | f_b] in one product
     g = torch.sigmoid(z[:, :d] + gx)
     fb = z[:, d:].reshape(B, K, N)
-    if softmax: f = torch.softmax(fb + rx, -1)
+    if softmax: a, f = fb, torch.softmax(fb + rx, -1)
     else:
-        f = square_normalise(torch.relu(fb + b_b) + rx, eps)       # Eqs. 4-5 (the input half precomputed)
-    return torch.lerp(b, _bind(f, RT), g), f                        # Eq. 2: g bt + (1 - g) b
+        a = torch.relu(fb + b_b)
+        f = square_normalise(a + rx, eps)                           # Eqs. 4-5 (the input half precomputed)
+    return g, f, a, _bind(f, RT)
+
+def tpru_step(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Tensor,
+              softmax: bool, eps: float) -> tuple[Tensor, Tensor]:
+    "One step from $b_{t-1}$ given the input terms `gx` = $W_x x_t$ and `rx` (relu($f_x + b_x$), or $f_x$ for softmax); returns $b_t$ and $f_t$ (B, K, N)."
+    g, f, _, bt = _step_parts(b, gx, rx, M, RT, b_b, softmax, eps)
+    return torch.lerp(b, bt, g), f                                  # Eq. 2: g bt + (1 - g) b
 
 _STEP = {}   # how `sequence` runs the time loop: empty = `TPRUScan`; {'fn': step} = autograd through `step` (plain or fused)
 
@@ -112,12 +119,8 @@ class TPRUScan(torch.autograd.Function):
         b = b0
         for t in range(T):
             Bp[t] = b
-            z = b @ M
-            G[t] = torch.sigmoid(z[:, :d] + gx[:, t])
-            fb = z[:, d:].reshape(B, K, N)
-            if softmax: F[t] = torch.softmax(fb + rx[:, t], -1)
-            else: A[t] = torch.relu(fb + b_b); F[t] = square_normalise(A[t] + rx[:, t], eps)
-            BT[t] = _bind(F[t], RT)
+            G[t], F[t], a, BT[t] = _step_parts(b, gx[:, t], rx[:, t], M, RT, b_b, softmax, eps)
+            if not softmax: A[t] = a
             nb = torch.lerp(b, BT[t], G[t])
             b = nb if mask is None else torch.where(mask[:, t, None], nb, b)
         out, fills = torch.cat([Bp[1:], b[None]]).transpose(0, 1), F.transpose(0, 1)
