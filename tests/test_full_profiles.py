@@ -141,6 +141,7 @@ def _entail_jobs():
     jobs += [("plain", 2, n) for n in dict.fromkeys(c.kinds + c.sweep + c.slices + c.variants)]   # 10, 12
     jobs += [("plain", 1, n) for n in c.one_layer]                                                 # 10's depth diagnostic
     jobs += [("bidaf", 2, n) for n in full(tpru.ENTAIL, arch="bidaf").kinds]                        # 14_bidaf
+    jobs += [("bidirectional", 2, n) for n in full(tpru.ENTAIL, bidirectional=True).kinds]           # 15_bidirectional
     return jobs
 
 @functools.lru_cache(maxsize=None)
@@ -152,13 +153,15 @@ def _tiny_pairs():
 
 @pytest.mark.parametrize("arch,layers,name", _entail_jobs())
 def test_tpru_entailment_full(arch, layers, name, spy):
-    c = full(tpru.ENTAIL, arch=arch) if arch == "bidaf" else full(tpru.ENTAIL)
+    bi = arch == "bidirectional"                                  # the plain architecture, both directions
+    c = full(tpru.ENTAIL, arch=arch) if arch == "bidaf" else full(tpru.ENTAIL, bidirectional=True) if bi else full(tpru.ENTAIL)
     kw = dict(lr=c.lr_grid[0], n_valid=2, n_test=2, n_probe=2, batch_size=2, eval_batch_size=2, **STEP)
     if layers == 1: kw["layers"] = 1
     try: run = tpru.run_entailment(name, 0, Config(c, **kw), train=_tiny_pairs())
     except DataMissingError as e: pytest.skip(f"logical entailment sets are not available: {e}")
     model = check_step(spy.runs[-1])
-    assert run["arch"] == arch and run["layers"] == layers and run["params"] == n_params(model)
+    assert run["arch"] == ("plain" if bi else arch) and run["layers"] == layers and run["params"] == n_params(model)
+    assert run["bidirectional"] == bi
     if arch == "plain" and layers == 2 and name == "gru":       # Table 2 '# params', the one the paper's formula matches
         cl = get_claim("tpru", "le_plain_gru")
         assert eval_rule(cl.rule_for(FULL), run["encoder_params"] / 1000, cl.paper_value), run["encoder_params"]

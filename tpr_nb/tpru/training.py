@@ -26,19 +26,22 @@ __all__ = ['ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL', 'LANG', 'make_rnn', 'Encode
            'search_lr', 'bracketed', 'load_rnnlm']
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
-def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0) -> nn.Module:
+def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0,
+             bidirectional: bool = False) -> nn.Module:
     "A batch-first `nn.GRU`, `nn.LSTM` or `TPRU` ('tpru' or 'tpru-mod1/2/3') with the same calling convention."
-    if kind == "gru": return nn.GRU(d_in, d, num_layers, batch_first=True, dropout=dropout)
-    if kind == "lstm": return nn.LSTM(d_in, d, num_layers, batch_first=True, dropout=dropout)
+    kw = dict(batch_first=True, dropout=dropout, bidirectional=bidirectional)
+    if kind == "gru": return nn.GRU(d_in, d, num_layers, **kw)
+    if kind == "lstm": return nn.LSTM(d_in, d, num_layers, **kw)
     if kind.startswith("tpru"):
-        return TPRU(d_in, d, n_roles, num_layers, batch_first=True, dropout=dropout, n_slices=n_slices, variant=kind.partition("-")[2] or "ours")
+        return TPRU(d_in, d, n_roles, num_layers, n_slices=n_slices, variant=kind.partition("-")[2] or "ours", **kw)
     raise ValueError(f"unknown encoder {kind!r}: use gru, lstm, tpru or tpru-mod1/2/3")
 
 class Encoder(nn.Module):
     "A batch-first recurrent encoder ('gru', 'lstm', 'tpru' or 'tpru-mod1/2/3') called as `enc(x, lengths) -> (outputs, fillers or None)`."
-    def __init__(self, kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0):
+    def __init__(self, kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0,
+                 bidirectional: bool = False):
         super().__init__()
-        self.kind, self.rnn = kind, make_rnn(kind, d_in, d, n_roles, n_slices, num_layers, dropout)
+        self.kind, self.rnn = kind, make_rnn(kind, d_in, d, n_roles, n_slices, num_layers, dropout, bidirectional)
 
     def forward(self, x: Tensor, lengths: Tensor, return_fillers: bool = False):
         if isinstance(self.rnn, TPRU):
@@ -64,16 +67,17 @@ def max_pool(out: Tensor, lengths: Tensor) -> Tensor:
     return out.masked_fill(~length_mask(lengths.to(out.device), out.shape[1])[..., None], float("-inf")).amax(1)
 
 class EntailmentModel(nn.Module):
-    "The plain architecture: shared embedding and encoder (`num_layers` deep, two in the paper), max-pool, [u; v; |u-v|; u*v], MLP with one hidden ReLU layer."
+    "The plain architecture: shared embedding and encoder (`num_layers` deep, two in the paper; `bidirectional` as the reference's scripts run it), max-pool, [u; v; |u-v|; u*v], MLP with one hidden ReLU layer."
     def __init__(self, kind: str, vocab_size: int, d: int = 64, n_roles: int = 512, n_slices: int = 1, hidden: int = 64,
-                 dropout: float = 0.0, num_layers: int = 2):
+                 dropout: float = 0.0, num_layers: int = 2, bidirectional: bool = False):
         super().__init__()
         self.emb = nn.Embedding(vocab_size, d, padding_idx=0)
-        self.enc = self.make_encoder(kind, d, n_roles, n_slices, num_layers, dropout)
-        self.mlp = nn.Sequential(nn.Linear(4 * d, hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(hidden, 2))
+        self.enc = self.make_encoder(kind, d, n_roles, n_slices, num_layers, dropout, bidirectional)
+        width = 2 * d if bidirectional else d                      # u and v: max-pooled encoder outputs
+        self.mlp = nn.Sequential(nn.Linear(4 * width, hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(hidden, 2))
 
-    def make_encoder(self, kind, d, n_roles, n_slices, num_layers, dropout) -> nn.Module:
-        return Encoder(kind, d, d, n_roles, n_slices, num_layers, dropout)
+    def make_encoder(self, kind, d, n_roles, n_slices, num_layers, dropout, bidirectional=False) -> nn.Module:
+        return Encoder(kind, d, d, n_roles, n_slices, num_layers, dropout, bidirectional)
 
     def encode(self, ids: Tensor, lengths: Tensor) -> Tensor:
         return max_pool(self.enc(self.emb(ids), lengths)[0], lengths)
@@ -111,8 +115,9 @@ class BiDAFEncoder(nn.Module):
 
 class BiDAFModel(EntailmentModel):
     "App. C.2: the plain classifier with a `BiDAFEncoder` (two layers, as in the paper) in place of the stacked encoder."
-    def make_encoder(self, kind, d, n_roles, n_slices, num_layers, dropout) -> nn.Module:
+    def make_encoder(self, kind, d, n_roles, n_slices, num_layers, dropout, bidirectional=False) -> nn.Module:
         if num_layers != 2: raise ValueError(f"BiDAF has two recurrent layers, with the attention between them; num_layers={num_layers}")
+        if bidirectional: raise ValueError("BiDAF here is built of one-directional layers (App. C.2 names no direction); bidirectional=True is for the plain architecture")
         return BiDAFEncoder(kind, d, n_roles, n_slices, dropout)
 
     def encode_pair(self, b: dict) -> tuple[Tensor, Tensor]:
@@ -184,7 +189,7 @@ def _split(name: str, limit: int | None):
     return ds if limit is None or limit >= len(ds) else ds.select(range(limit))
 
 def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
-    "Train one Table 2 / Fig. 1 / Fig. 2 model (architecture `c.arch`, 'plain' by default or 'bidaf'; `c.layers` deep, default two) on `train` (default `ent.train_split(c.n_train, c.data_seed)`; pass it to share one generation between runs); its size, history, valid and test accuracies."
+    "Train one Table 2 / Fig. 1 / Fig. 2 model (architecture `c.arch`, 'plain' by default or 'bidaf'; `c.layers` deep, default two; bidirectional if `c.bidirectional`) on `train` (default `ent.train_split(c.n_train, c.data_seed)`; pass it to share one generation between runs); its size, history, valid and test accuracies."
     t0 = time.time()
     kind, n_roles, n_slices = parse_spec(name)
     train = train if train is not None else ent.train_split(c.n_train, seed=c.data_seed)
@@ -200,11 +205,12 @@ def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
     layers = c.get("layers", 2)
     arch = c.get("arch", "plain")
     if arch not in ARCHS: raise ValueError(f"unknown architecture {arch!r}: use one of {list(ARCHS)}")
-    model, hist = fit(lambda s: ARCHS[arch](kind, V, c.d, n_roles or 1, n_slices, c.hidden, c.dropout, layers),
+    bi = c.get("bidirectional", False)
+    model, hist = fit(lambda s: ARCHS[arch](kind, V, c.d, n_roles or 1, n_slices, c.hidden, c.dropout, layers, bidirectional=bi),
                       lambda ep: ent.entailment_batches(train, c.batch_size, shuffle=True, seed=seed * 1000 + ep, permute=c.permute),
                       loss, evaluate, cfg)
     tests = {s: classify(model, ent.entailment_batches(_split(s, c.n_test), c.eval_batch_size, shuffle=False))["acc"] for s in TEST_SETS}
-    return dict(name=name, seed=seed, arch=arch, layers=layers, params=count_params(model), encoder_params=count_params(model.enc), steps=hist[-1]["step"],
+    return dict(name=name, seed=seed, arch=arch, layers=layers, bidirectional=bi, params=count_params(model), encoder_params=count_params(model.enc), steps=hist[-1]["step"],
                 wall_s=time.time() - t0, lr=c.lr, valid_acc=max(h["acc"] for h in hist), test=tests, history=hist,
                 train_source=train.info.description)
 
