@@ -154,7 +154,7 @@ def _tiny_pairs():
 @pytest.mark.parametrize("arch,layers,name", _entail_jobs())
 def test_tpru_entailment_full(arch, layers, name, spy):
     bi = arch == "bidirectional"                                  # the plain architecture, both directions
-    c = full(tpru.ENTAIL, arch=arch) if arch == "bidaf" else full(tpru.ENTAIL, bidirectional=True) if bi else full(tpru.ENTAIL)
+    c = full(tpru.ENTAIL, **dict(bidaf=dict(arch="bidaf"), bidirectional=dict(bidirectional=True)).get(arch, {}))
     kw = dict(lr=c.lr_grid[0], n_valid=2, n_test=2, n_probe=2, batch_size=2, eval_batch_size=2, **STEP)
     if layers == 1: kw["layers"] = 1
     try: run = tpru.run_entailment(name, 0, Config(c, **kw), train=_tiny_pairs())

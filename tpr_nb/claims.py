@@ -185,7 +185,7 @@ TPRU = [
     *tpru_vs_gru_diagnostic("one_layer_", "one-layer encoders", "which uses two layers", "with one-layer encoders",
                             ", to test whether the two-layer TPRU's early plateau comes from stacking (10_entailment)"),
     *tpru_vs_gru_diagnostic("bi_", "bidirectional encoders", "which names no direction", "with two bidirectional layers",
-                            ", as the reference implementation's launch scripts train them (15_bidirectional)"),
+                            ", as the reference implementation's launch scripts ask (15_bidirectional)"),
     Claim("tpru", "logical_entailment", "one_layer_roles_spearman_val",
           "one-layer encoders: Spearman correlation of TPRU val accuracy with N (N = 8 ... 512)", None, "ours > 0",
           "Fig. 1 (diagnostic)",

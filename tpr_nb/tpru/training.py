@@ -67,7 +67,7 @@ def max_pool(out: Tensor, lengths: Tensor) -> Tensor:
     return out.masked_fill(~length_mask(lengths.to(out.device), out.shape[1])[..., None], float("-inf")).amax(1)
 
 class EntailmentModel(nn.Module):
-    "The plain architecture: shared embedding and encoder (`num_layers` deep, two in the paper; `bidirectional` as the reference's scripts run it), max-pool, [u; v; |u-v|; u*v], MLP with one hidden ReLU layer."
+    "The plain architecture: shared embedding and encoder (`num_layers` deep, two in the paper; `bidirectional` as the reference's launch scripts ask), max-pool, [u; v; |u-v|; u*v], MLP with one hidden ReLU layer."
     def __init__(self, kind: str, vocab_size: int, d: int = 64, n_roles: int = 512, n_slices: int = 1, hidden: int = 64,
                  dropout: float = 0.0, num_layers: int = 2, bidirectional: bool = False):
         super().__init__()
