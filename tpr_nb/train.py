@@ -16,12 +16,12 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['PROFILES', 'RUN_KEY_IGNORE', 'Config', 'check_profile', 'profile_config', 'seed_everything', 'device_name',
-           'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'load_checkpoint',
-           'DivergedError', 'BudgetStop', 'TrainConfig', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run',
-           'read_log', 'plot_curves']
+           'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'latest_checkpoint',
+           'load_checkpoint', 'DivergedError', 'BudgetStop', 'TrainConfig', 'train_fingerprint', 'fit', 'map_runs',
+           'run_key', 'save_run', 'cached_run', 'run_unit', 'read_log', 'plot_curves']
 
 # %% ../nbs/02_train.ipynb #cfa9894d
-PROFILES = ("smoke", "quick", "full")
+PROFILES = ("smoke", "quick", "long", "full")
 
 class Config(dict):
     "A dict whose keys are also attributes: `cfg.steps` reads `cfg['steps']`."
@@ -34,12 +34,15 @@ def check_profile(profile: str) -> str:
     "Return `profile` if it is one of `PROFILES`, else raise a `ValueError` naming the valid ones."
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}: use one of {', '.join(PROFILES)} "
-                         f"(smoke = CI seconds, quick = 2-core CPU minutes, full = the paper's scale on a GPU)")
+                         f"(smoke = CI seconds, quick = 2-core CPU minutes, long = hours on this CPU where an experiment "
+                         f"has it, full = the paper's scale)")
     return profile
 
 def profile_config(table: dict, profile: str, **overrides) -> Config:
     "The row of `table` for `profile`: the keys under 'common' updated by the profile's own, then `overrides`."
     check_profile(profile)
+    if profile not in table:
+        raise ValueError(f"this experiment has no {profile!r} profile; its table has {', '.join(k for k in table if k != 'common')}")
     return Config({**table.get("common", {}), **table.get(profile, {}), **overrides, "profile": profile})
 
 # %% ../nbs/02_train.ipynb #0e512896
@@ -107,7 +110,8 @@ def save_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimiz
     path = Path(path); tmp = path.with_name(path.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
     save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, tmp / "model.safetensors")
-    meta = {"trainer": state or {}}
+    np_state = np.random.get_state()
+    meta = {"trainer": state or {}, "rng": {"python": random.getstate(), "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]]}}
     tensors = {"rng.torch": torch.get_rng_state()}
     if optimizer is not None:
         t, meta["optimizer"] = _split_optim_state(optimizer.state_dict())
@@ -115,8 +119,13 @@ def save_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimiz
     save_file(tensors, tmp / "optim.safetensors")
     (tmp / "state.json").write_text(json.dumps(meta, indent=1))
     old = path.with_name(path.name + ".old")
-    if path.exists(): path.rename(old)
+    if path.exists(): shutil.rmtree(old, ignore_errors=True); path.rename(old)
     tmp.rename(path); shutil.rmtree(old, ignore_errors=True)
+
+def latest_checkpoint(path: Path) -> Path | None:
+    "`path` if it exists, else the `.old` copy a save interrupted between its two renames leaves, else None."
+    path = Path(path); old = path.with_name(path.name + ".old")
+    return path if path.exists() else old if old.exists() else None
 
 def load_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimizer | None = None) -> dict:
     "Restore weights (and optimiser, RNG) from a checkpoint folder; return the trainer state. Clear errors if it is damaged."
@@ -134,11 +143,18 @@ def load_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimiz
     try: model.load_state_dict(weights)
     except RuntimeError as e:
         raise CheckpointError(f"checkpoint {path} does not fit this model (different sizes?): {e}") from e
-    if optimizer is not None and "optimizer" in meta:
-        optimizer.load_state_dict(_join_optim_state({k[6:]: v for k, v in tensors.items() if k.startswith("optim.")},
-                                                    meta["optimizer"]))
-    torch.set_rng_state(tensors["rng.torch"])
-    return meta["trainer"]
+    try:
+        if optimizer is not None and "optimizer" in meta:
+            optimizer.load_state_dict(_join_optim_state({k[6:]: v for k, v in tensors.items() if k.startswith("optim.")},
+                                                        meta["optimizer"]))
+        torch.set_rng_state(tensors["rng.torch"])
+        if "rng" in meta:
+            random.setstate(tuple(tuple(x) if isinstance(x, list) else x for x in meta["rng"]["python"]))
+            kind, keys, *rest = meta["rng"]["numpy"]; np.random.set_state((kind, np.array(keys, dtype=np.uint32), *rest))
+        return meta["trainer"]
+    except (KeyError, ValueError, TypeError, RuntimeError) as e:
+        raise CheckpointError(f"checkpoint {path} is incomplete or from another optimiser ({type(e).__name__}: {e}). "
+                              f"Delete {path} to start the run afresh.") from e
 
 # %% ../nbs/02_train.ipynb #de58ad3e
 class DivergedError(FloatingPointError):
@@ -178,34 +194,68 @@ class TrainConfig:
     mixed_precision: str = "no"
 
 # %% ../nbs/02_train.ipynb #44910f47
-def _better(a, b, mode): return b is None or (a < b if mode == "min" else a > b)
+def _better(a, b, mode):
+    "Whether `a` beats the best so far `b`: a non-finite value never does."
+    return bool(np.isfinite(a)) and (b is None or (a < b if mode == "min" else a > b))
 
 def _log(out: Path | None, rec: dict):
     if out is None: return
     with open(out / "metrics.jsonl", "a") as fh: fh.write(json.dumps(rec) + "\n")
 
+_RESUMABLE = ("out_dir", "resume", "progress", "max_steps", "patience", "time_budget_s")   # may change between a run and its resumption
+
+def train_fingerprint(cfg: TrainConfig, tag: str = "") -> str:
+    "A hash of the settings that shape a run (all but `_RESUMABLE`), and of `tag` (the model's settings): a checkpoint resumes only the same run."
+    d = {k: v for k, v in sorted(vars(cfg).items()) if k not in _RESUMABLE}
+    return hashlib.sha256(json.dumps([d, tag], sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+def _replay_log(out: Path, step: int) -> list[dict]:
+    "The evaluations logged up to `step` (the checkpoint's); the log is cut back to them, so a resumed run never repeats a step."
+    f = out / "metrics.jsonl"
+    if not f.exists(): return []
+    recs = []
+    for line in f.read_text().splitlines():
+        try: r = json.loads(line)
+        except json.JSONDecodeError: continue               # a line cut by a kill mid-write
+        if r.get("step", 0) <= step: recs.append(r)
+    tmp = f.with_suffix(".tmp"); tmp.write_text("".join(json.dumps(r) + "\n" for r in recs)); os.replace(tmp, f)
+    return [r for r in recs if r.get("split") == "valid"]
+
+def _discard(out: Path, why: str):
+    "Move a run's checkpoint, best weights and log aside (into `out/discarded-<time>`), saying why."
+    dest = out / f"discarded-{time.strftime('%Y%m%d-%H%M%S')}"; dest.mkdir()
+    for n in ("checkpoint", "checkpoint.old", "best.safetensors", "metrics.jsonl"):
+        if (out / n).exists(): (out / n).rename(dest / n)
+    print(f"{out}: {why}; starting afresh (the old files are in {dest})")
+
 def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequence], loss_fn: Callable,
-        evaluate: Callable[[nn.Module], dict], cfg: TrainConfig) -> tuple[nn.Module, list[dict]]:
-    "Train `make_model(seed)` on `batches(epoch)`; return the model with its best weights and the evaluation history."
+        evaluate: Callable[[nn.Module], dict], cfg: TrainConfig, tag: str = "") -> tuple[nn.Module, list[dict]]:
+    "Train `make_model(seed)` on `batches(epoch)`; return the model with its best weights and the evaluation history (`tag`: the model's settings, part of the checkpoint's fingerprint)."
     from accelerate import Accelerator
     from accelerate.utils import send_to_device
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
     out = Path(cfg.out_dir) if cfg.out_dir else None
     if out: out.mkdir(parents=True, exist_ok=True)
-    restarts = 0
+    restarts, fp = 0, train_fingerprint(cfg, tag)
+    if out and cfg.resume and (ck := latest_checkpoint(out / "checkpoint")):
+        try: old = json.loads((ck / "state.json").read_text())["trainer"].get("config")
+        except Exception: old = None                           # load_checkpoint below names the damage
+        if old is not None and old != fp: _discard(out, f"its checkpoint {ck} was written by a run with other settings")
+    elif out and not cfg.resume and (out / "checkpoint").exists(): _discard(out, "resume=False")
     while True:
         seed_everything(cfg.seed + 1000 * restarts)
         model = make_model(cfg.seed + 1000 * restarts)
         opt = make_optimizer(param_groups(model, cfg.lr_scales), cfg.optimizer, cfg.lr, tuple(cfg.betas), cfg.weight_decay, cfg.momentum)
         model, opt = acc.prepare(model, opt)
-        st = dict(step=0, epoch=0, pos=0, best=None, best_step=0, bad_evals=0, scale=1.0, halved=False, restarts=restarts)
-        ckpt = out / "checkpoint" if out else None
-        if ckpt and cfg.resume and ckpt.exists():
-            st = load_checkpoint(ckpt, acc.unwrap_model(model), opt); restarts = st["restarts"]
-            acc.print(f"resumed from {ckpt} at step {st['step']}")
+        st = dict(step=0, epoch=0, pos=0, best=None, best_step=0, bad_evals=0, scale=1.0, halved=False, restarts=restarts, config=fp)
+        ckpt, history = (out / "checkpoint" if out else None), []
+        if ckpt and cfg.resume and (ck := latest_checkpoint(ckpt)):
+            st = load_checkpoint(ck, acc.unwrap_model(model), opt); restarts = st["restarts"]; st["config"] = fp
+            history = _replay_log(out, st["step"])
+            acc.print(f"resumed from {ck} at step {st['step']}")
         keep = {}                                             # the best weights, in memory, for runs without out_dir
         try:
-            history = _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device, keep)
+            history = _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device, keep, history)
             break
         except DivergedError:
             if st["step"] >= cfg.warmup_steps or restarts >= cfg.nan_restarts: raise
@@ -214,13 +264,14 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
             _log(out, dict(event="nan_restart", step=st["step"], restart=restarts))
             if ckpt: shutil.rmtree(ckpt, ignore_errors=True)
     if out and (out / "best.safetensors").exists():
-        acc.unwrap_model(model).load_state_dict(load_file(out / "best.safetensors"))
+        try: acc.unwrap_model(model).load_state_dict(load_file(out / "best.safetensors"))
+        except Exception as e: raise CheckpointError(f"{out / 'best.safetensors'} is truncated or corrupt ({type(e).__name__}: {e})") from e
     elif keep: acc.unwrap_model(model).load_state_dict(keep["weights"])
     return acc.unwrap_model(model), history
 
 # %% ../nbs/02_train.ipynb #62d0e6d0
-def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device, keep):
-    history, t0 = [], time.time()
+def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device, keep, history):
+    t0 = time.time() - (history[-1]["time"] if history else 0.0)
     bar = tqdm(total=cfg.max_steps, initial=st["step"], disable=not cfg.progress or not acc.is_main_process,
                desc="train", mininterval=1.0)
     while st["step"] < cfg.max_steps:
@@ -259,8 +310,9 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep) -> boo
     if _better(v, st["best"], cfg.mode):
         st.update(best=v, best_step=st["step"], bad_evals=0)
         keep["weights"] = {k: t.detach().clone() for k, t in acc.unwrap_model(model).state_dict().items()}
-        if out: save_file({k: t.detach().cpu().contiguous() for k, t in acc.unwrap_model(model).state_dict().items()},
-                          out / "best.safetensors")
+        if out:                                                   # written beside, then moved: a kill never leaves half a file
+            save_file({k: t.detach().cpu().contiguous() for k, t in acc.unwrap_model(model).state_dict().items()}, out / "best.tmp")
+            os.replace(out / "best.tmp", out / "best.safetensors")
     else:
         st["bad_evals"] += 1
         if cfg.plateau_factor: st["scale"] *= cfg.plateau_factor
@@ -308,6 +360,20 @@ def cached_run(name: str, seed: int, c: Config, folder: Path, run_fn: Callable, 
         return dict(json.loads(key.with_suffix(".json").read_text()), state=load_file(key.with_suffix(".safetensors")), cached=True)
     run = run_fn(name, seed, c); save_run(run, folder, c, ignore)
     return dict(run, cached=False)
+
+# %% ../nbs/02_train.ipynb #58a5ae66
+def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None, **kw) -> dict:
+    "The record of unit (`name`, `seed`) kept in `folder`, else `fn(name, seed, c, out_dir=<cache>/units/<key>, **kw)`, resumable, its record then kept (JSON, no `state`)."
+    key = run_key(name, seed, Config({k: c[k] for k in keys if k in c}) if keys is not None else c)
+    f = Path(folder) / f"{key}.json"
+    if f.exists():
+        try: return dict(json.loads(f.read_text()), cached=True)
+        except json.JSONDecodeError as e: raise ValueError(f"unit record {f} is damaged ({e}): delete it to train the unit again") from e
+    from tpr_nb.data import cache_dir
+    rec = {k: v for k, v in fn(name, seed, c, out_dir=str(cache_dir() / "units" / key), **kw).items() if k != "state"}
+    f.parent.mkdir(parents=True, exist_ok=True); tmp = f.with_suffix(".tmp")
+    tmp.write_text(json.dumps(dict(rec, unit=key), indent=1)); os.replace(tmp, f)
+    return dict(rec, unit=key, cached=False)
 
 # %% ../nbs/02_train.ipynb #56c4bb78
 def read_log(path) -> list[dict]:

@@ -20,10 +20,10 @@ from ..hrr.data import lm_vocab, stream_ids
 from ..hrr.training import StreamLoss, stream_batches, perplexity
 
 # %% auto #0
-__all__ = ['ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL', 'LANG', 'make_rnn', 'Encoder', 'length_mask', 'stack_pair', 'max_pool',
-           'EntailmentModel', 'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec', 'classify',
-           'grad_norm', 'accuracies', 'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs',
-           'search_lr', 'bracketed', 'load_rnnlm']
+__all__ = ['ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL', 'ENTAIL_UNIT', 'LANG', 'make_rnn', 'Encoder', 'length_mask', 'stack_pair',
+           'max_pool', 'EntailmentModel', 'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec',
+           'classify', 'grad_norm', 'accuracies', 'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr',
+           'tried_lrs', 'search_lr', 'bracketed', 'load_rnnlm']
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
 def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0,
@@ -188,8 +188,8 @@ def _split(name: str, limit: int | None):
     ds = load_logical_entailment(name)
     return ds if limit is None or limit >= len(ds) else ds.select(range(limit))
 
-def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
-    "Train one Table 2 / Fig. 1 / Fig. 2 model (architecture `c.arch`, 'plain' by default or 'bidaf'; `c.layers` deep, default two; bidirectional if `c.bidirectional`) on `train` (default `ent.train_split(c.n_train, c.data_seed)`; pass it to share one generation between runs); its size, history, valid and test accuracies."
+def run_entailment(name: str, seed: int, c: Config, train=None, out_dir: str | None = None) -> dict:
+    "Train one Table 2 / Fig. 1 / Fig. 2 model (architecture `c.arch`, 'plain' by default or 'bidaf'; `c.layers` deep, default two; bidirectional if `c.bidirectional`) on `train` (default `ent.train_split(c.n_train, c.data_seed)`; pass it to share one generation between runs; `out_dir`: checkpoints, so an interrupted run resumes); its size, history, valid and test accuracies."
     t0 = time.time()
     kind, n_roles, n_slices = parse_spec(name)
     train = train if train is not None else ent.train_split(c.n_train, seed=c.data_seed)
@@ -197,7 +197,8 @@ def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
     valid = ent.entailment_batches(_split("validate", c.n_valid), c.eval_batch_size, shuffle=False)
     probe = ent.entailment_batches(train.select(range(min(c.n_probe, len(train)))), c.eval_batch_size, shuffle=False)
     cfg = TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, clip_norm=c.clip_norm, monitor="acc", mode="max",
-                      patience=c.get("patience"), time_budget_s=c.get("time_budget_s"), seed=seed, progress=c.get("progress", True))
+                      patience=c.get("patience"), time_budget_s=c.get("time_budget_s"), seed=seed, progress=c.get("progress", True),
+                      out_dir=out_dir)
     def evaluate(m):
         v, p = classify(m, valid), classify(m, probe)
         return dict(acc=v["acc"], valid_loss=v["loss"], train_acc=p["acc"], train_loss=p["loss"], grad_norm=grad_norm(m, probe[0]))
@@ -208,7 +209,7 @@ def run_entailment(name: str, seed: int, c: Config, train=None) -> dict:
     bi = c.get("bidirectional", False)
     model, hist = fit(lambda s: ARCHS[arch](kind, V, c.d, n_roles or 1, n_slices, c.hidden, c.dropout, layers, bidirectional=bi),
                       lambda ep: ent.entailment_batches(train, c.batch_size, shuffle=True, seed=seed * 1000 + ep, permute=c.permute),
-                      loss, evaluate, cfg)
+                      loss, evaluate, cfg, tag=repr((name, arch, layers, bi, c.d, c.hidden, c.dropout, c.n_train, c.data_seed, c.permute)))
     tests = {s: classify(model, ent.entailment_batches(_split(s, c.n_test), c.eval_batch_size, shuffle=False))["acc"] for s in TEST_SETS}
     return dict(name=name, seed=seed, arch=arch, layers=layers, bidirectional=bi, params=count_params(model), encoder_params=count_params(model.enc), steps=hist[-1]["step"],
                 wall_s=time.time() - t0, lr=c.lr, valid_acc=max(h["acc"] for h in hist), test=tests, history=hist,
@@ -287,9 +288,15 @@ ENTAIL = dict(   # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2
     smoke=dict(d=16, hidden=16, variant_steps=6, n_train=256, n_valid=128, n_test=64, n_probe=64, max_steps=6, eval_every=3, batch_size=32, workers=1,
                lr_grid=[1e-3, 2e-3], lr_extend=1, kinds=["gru", "tpru-16"], sweep=["tpru-4", "tpru-16"], one_layer=["gru", "tpru-4", "tpru-16"], slices=["tpru-4", "tpru-4x4"], variants=["tpru-16", "tpru-mod1-16"]),
     quick=dict(n_train=100_000, max_steps=4000, eval_every=500, variant_steps=4000),   # variants: at 500 steps none had left chance
+    # long: Table 2's trio at one rate and one seed, 15x quick's steps, stopped only after 10,000 steps without a better
+    # validation accuracy; every run a resumable unit whose record is committed under reports/long/units/
+    long=dict(n_train=100_000, max_steps=60_000, eval_every=1000, patience=10, units=True, sweep=[], one_layer=[], slices=[]),
     full=dict(n_train=100_000, max_steps=60_000, eval_every=1000, patience=10, seeds=[0, 1, 2], variant_steps=20_000,
-              lr_grid=[5e-4, 1e-3, 2e-3], lr_extend=2),
+              lr_grid=[5e-4, 1e-3, 2e-3], lr_extend=2, units=True),
 )
+# the settings that shape one `run_entailment` unit (its key); the lists of models and the search do not
+ENTAIL_UNIT = ("d", "hidden", "dropout", "lr", "clip_norm", "batch_size", "eval_batch_size", "permute", "data_seed", "n_train", "n_valid",
+               "n_test", "n_probe", "max_steps", "eval_every", "patience", "time_budget_s", "layers", "arch", "bidirectional")
 LANG = dict(   # lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end;
                # nll_epochs: length of Fig. 4's runs without dropout (None: max_steps); extra_seeds: seeds trained again at each model's kept rate
                # (after the search on `seeds`), for the claims' means
