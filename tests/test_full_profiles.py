@@ -33,7 +33,7 @@ class FitSpy:
     "Stands in for `fit` in a training module: records the one step of each run, then calls the real `fit`."
     def __init__(self): self.runs = []
 
-    def __call__(self, make_model, batches, loss_fn, evaluate, cfg):
+    def __call__(self, make_model, batches, loss_fn, evaluate, cfg, tag=""):
         assert cfg.max_steps == 1, f"the override max_steps=1 did not reach the TrainConfig: {cfg}"
         rec = dict(losses=[], grads={}, cfg=cfg)
         def make(seed):
@@ -45,7 +45,7 @@ class FitSpy:
         def loss(m, b):
             l, metrics = loss_fn(m, b)
             rec["losses"].append(float(l.detach())); return l, metrics
-        model, hist = _REAL_FIT(make, batches, loss, evaluate, cfg)
+        model, hist = _REAL_FIT(make, batches, loss, evaluate, cfg, tag)
         rec.update(model=model, history=hist); self.runs.append(rec)
         return model, hist
 

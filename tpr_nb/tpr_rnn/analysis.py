@@ -18,7 +18,7 @@ __all__ = ['sentence_representations', 'cosine_clusters', 'count_clusters', 'plo
 def sentence_representations(model, sentences: list[list[str]], vocab, max_words: int) -> dict:
     "`e1, e2, r1, r2, r3` of each sentence, as `(N, d)` numpy arrays."
     words = pad([vocab.encode(s) for s in sentences], length=max_words)[0].to(next(model.parameters()).device)
-    s = model.story_enc(words)
+    s = model.input_module(words)
     reps = [f(s) for f in model.f_e] + [f(s) for f in model.f_r]
     return {k: v.cpu().numpy() for k, v in zip(("e1", "e2", "r1", "r2", "r3"), reps)}
 

@@ -9,7 +9,8 @@ from torch import nn, Tensor
 from ..algebra import bind3, inner34, inner23, unbind3
 
 # %% auto #0
-__all__ = ['SentenceEncoder', 'mlp', 'memory_update', 'ScalarLayerNorm', 'TPRRNN', 'LSTMReader']
+__all__ = ['SentenceEncoder', 'mlp', 'mlps', 'memory_update', 'memory_terms', 'read_terms', 'dense_memory', 'ScalarLayerNorm',
+           'TPRRNN', 'LSTMReader']
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #1412e549
 class SentenceEncoder(nn.Module):
@@ -34,6 +35,13 @@ def mlp(d_in: int, d_hidden: int, d_out: int) -> nn.Sequential:
         if isinstance(m, nn.Linear): nn.init.xavier_uniform_(m.weight); nn.init.zeros_(m.bias)
     return net
 
+def mlps(nets: list[nn.Sequential], x: Tensor) -> list[Tensor]:
+    "`[net(x) for net in nets]` for `mlp`s of one input, as two wide layers: their first layers side by side, their second block-diagonal."
+    W1, b1 = torch.cat([n[0].weight for n in nets]), torch.cat([n[0].bias for n in nets])
+    W2, b2 = torch.block_diag(*[n[2].weight for n in nets]), torch.cat([n[2].bias for n in nets])
+    y = torch.tanh(nn.functional.linear(torch.tanh(nn.functional.linear(x, W1, b1)), W2, b2))
+    return list(y.split([n[2].out_features for n in nets], -1))
+
 # %% ../../nbs/tpr_rnn/00_model.ipynb #f44ff5cc
 def memory_update(F: Tensor, e1: Tensor, e2: Tensor, r1: Tensor, r2: Tensor, r3: Tensor,
                   move: bool = True, backlink: bool = True) -> Tensor:
@@ -45,6 +53,29 @@ def memory_update(F: Tensor, e1: Tensor, e2: Tensor, r1: Tensor, r2: Tensor, r3:
     dF = e1[:, :, None, None] * edges[:, None]                                 # e1 (x) (...)
     if backlink: dF = dF + bind3(e2, r3, e1 - unbind3(F, e2, r3))
     return F + dF
+
+# %% ../../nbs/tpr_rnn/00_model.ipynb #730fbb38
+def memory_terms(e1: Tensor, e2: Tensor, r1: Tensor, r2: Tensor, r3: Tensor, move: bool = True,
+                 backlink: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    "Keys `a` (B, N, E), `b` (B, N, R) and values `z` (B, N, E) of the terms that sentences `(B, T, .)` write: $F_T = \\sum_n a_n \\otimes b_n \\otimes z_n$."
+    B, T, E = e1.shape
+    types = ["write"] + (["move"] if move else []) + (["backlink"] if backlink else [])
+    P = len(types); N = P * T
+    # per term: entity key, relation key, the input part of its value, and the relation its row of I - CL reads with
+    parts = dict(write=(e1, r1, e2, r1), move=(e1, r2, torch.zeros_like(e1), r2 - r1), backlink=(e2, r3, e1, r3))
+    a, b, v, b_row = (torch.stack([parts[k][i] for k in types], 2).reshape(B, N, -1) for i in range(4))
+    sent = torch.arange(N, device=e1.device) // P
+    A = (a @ a.transpose(1, 2)) * (b_row @ b.transpose(1, 2)) * (sent[:, None] > sent[None, :]).to(a.dtype)
+    return a, b, torch.linalg.solve_triangular(A, v, upper=False, unitriangular=True)
+
+def read_terms(a: Tensor, b: Tensor, z: Tensor, e: Tensor, r: Tensor) -> Tensor:
+    "$(F \\bullet_{34} e) \\bullet_{23} r = \\sum_n (e \\cdot a_n)(r \\cdot b_n) z_n$ for a memory kept as terms."
+    w = (a * e[:, None]).sum(-1) * (b * r[:, None]).sum(-1)
+    return (w[..., None] * z).sum(1)
+
+def dense_memory(a: Tensor, b: Tensor, z: Tensor) -> Tensor:
+    "The `(B, E, R, E)` tensor $F = \\sum_n a_n \\otimes b_n \\otimes z_n$ (for analysis and tests; training never builds it)."
+    return torch.einsum("bna,bnr,bne->bare", a, b, z)
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #5cedd13f
 class ScalarLayerNorm(nn.Module):
@@ -63,8 +94,7 @@ class TPRRNN(nn.Module):
         super().__init__()
         d_symbol = d_symbol or vocab_size; d_hidden = d_hidden or d_symbol
         self.move, self.backlink = move, backlink
-        self.story_enc = SentenceEncoder(vocab_size, d_symbol, max_words)
-        self.query_enc = SentenceEncoder(vocab_size, d_symbol, max_words)
+        self.input_module = SentenceEncoder(vocab_size, d_symbol, max_words)    # one for story sentences and the question
         self.f_e = nn.ModuleList([mlp(d_symbol, d_hidden, d_entity) for _ in range(2)])
         self.f_r = nn.ModuleList([mlp(d_symbol, d_hidden, d_relation) for _ in range(3)])
         self.f_n = mlp(d_symbol, d_hidden, d_entity)
@@ -75,31 +105,30 @@ class TPRRNN(nn.Module):
 
     def representations(self, story: Tensor, n_sent: Tensor) -> dict:
         "$e^{(1)}, e^{(2)}, r^{(1..3)}$ of every sentence `(B, T, .)`, with the entities of padded sentences zeroed."
-        s = self.story_enc(story)
+        s = self.input_module(story)
         real = (torch.arange(story.shape[1], device=story.device) < n_sent[:, None]).to(s.dtype)[..., None]
-        e1, e2 = (f(s) * real for f in self.f_e)
-        r1, r2, r3 = (f(s) for f in self.f_r)
-        return dict(e1=e1, e2=e2, r1=r1, r2=r2, r3=r3)
+        e1, e2, r1, r2, r3 = mlps([*self.f_e, *self.f_r], s)
+        return dict(e1=e1 * real, e2=e2 * real, r1=r1, r2=r2, r3=r3)
+
+    def terms(self, story: Tensor, n_sent: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        "The state $F_T$ after reading each story, as its rank-one terms `(a, b, z)` (`memory_terms`)."
+        rep = self.representations(story[:, : int(n_sent.max())], n_sent)
+        return memory_terms(*(rep[k] for k in ("e1", "e2", "r1", "r2", "r3")), move=self.move, backlink=self.backlink)
 
     def memory(self, story: Tensor, n_sent: Tensor) -> Tensor:
-        "The state $F_T$ after reading each story, `(B, E, R, E)`."
-        rep = self.representations(story, n_sent)
-        B, E, R = story.shape[0], rep["e1"].shape[-1], rep["r1"].shape[-1]
-        F = rep["e1"].new_zeros(B, E, R, E)
-        for t in range(int(n_sent.max())):
-            F = memory_update(F, *(rep[k][:, t] for k in ("e1", "e2", "r1", "r2", "r3")), move=self.move, backlink=self.backlink)
-        return F
+        "The state $F_T$ as a dense `(B, E, R, E)` tensor (for analysis; `forward` reads the terms)."
+        return dense_memory(*self.terms(story, n_sent))
 
-    def infer(self, F: Tensor, question: Tensor) -> Tensor:
+    def infer(self, terms: tuple[Tensor, Tensor, Tensor], question: Tensor) -> Tensor:
         "Eqs. 15-20: three unbinding steps from the question's entity and relations; logits over the vocabulary."
-        q = self.query_enc(question)
-        i, total = self.f_n(q), 0
-        for f_l, ln in zip(self.f_l, self.ln):
-            i = ln(unbind3(F, i, f_l(q))); total = total + i
+        i, *l = mlps([self.f_n, *self.f_l], self.input_module(question))
+        total = 0
+        for l_j, ln in zip(l, self.ln):
+            i = ln(read_terms(*terms, i, l_j)); total = total + i
         return self.Z(total)
 
     def forward(self, story: Tensor, n_sent: Tensor, question: Tensor) -> Tensor:
-        return self.infer(self.memory(story, n_sent), question)
+        return self.infer(self.terms(story, n_sent), question)
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #e2a252b4
 class LSTMReader(nn.Module):

@@ -13,9 +13,9 @@ from .model import TPRRNN
 from .babi import story_batches
 
 # %% auto #0
-__all__ = ['SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS',
-           'babi_loss', 'babi_predict', 'babi_errors', 'babi_train_config', 'train_babi', 'run_task', 'task_table',
-           'plot_task_errors']
+__all__ = ['TASK_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN',
+           'REPRESENTATIONS', 'babi_loss', 'babi_predict', 'babi_errors', 'babi_train_config', 'train_babi', 'run_task',
+           'task_unit', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_loss(model: nn.Module, batch: dict) -> tuple[torch.Tensor, dict]:
@@ -61,17 +61,25 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
                babi_loss, evaluate, babi_train_config(c, seed, out_dir))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #12e78fc4
-def run_task(task: int, seed: int, c: Config, limit: int | None = None, **model_kw) -> dict:
-    "Train a TPR-RNN on one bAbI task (`model_kw`: sizes and `move`/`backlink`); return its test error and run facts."
+def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir: str | None = None, **model_kw) -> dict:
+    "Train a TPR-RNN on one bAbI task (`model_kw`: sizes and `move`/`backlink`; `out_dir`: checkpoints, so an interrupted run resumes); return its test error and run facts."
     from tpr_nb.tpr_rnn.babi import babi_data
     t0 = time.time()
     d = babi_data([task], limit=limit)
     facts = dict(task=task, seed=seed, vocab=len(d["vocab"]), **model_kw)
-    try: model, hist = train_babi(d, Config(c, progress=False), seed, **model_kw)
+    try: model, hist = train_babi(d, Config(c, progress=False), seed, out_dir, **model_kw)
     except DivergedError as e:   # a NaN after warm-up: the model answers nothing, which is a failed task, not a crash
         return dict(facts, test_error=100.0, valid_error=100.0, steps=-1, wall_s=time.time() - t0, note=f"diverged: {e}")
     return dict(facts, test_error=babi_errors(model, d["test"])["error"], valid_error=min(h["error"] for h in hist),
-                steps=hist[-1]["step"], wall_s=time.time() - t0, note="; ".join(d["notes"]))
+                steps=hist[-1]["step"], wall_s=time.time() - t0, note="; ".join(d["notes"]),
+                history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist])
+
+def task_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
+    "`run_task` as a resumable unit (`tpr_nb.train.run_unit`): `name` is 'taskNN'."
+    return run_task(int(name.removeprefix("task")), seed, c, c.limit, out_dir, d_entity=c.d_entity, d_relation=c.d_relation, d_hidden=c.d_hidden)
+
+TASK_UNIT = ("lr", "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_steps", "eval_every", "patience",
+             "time_budget_s")   # the settings that shape one single-task unit (its key)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d8159245
 SINGLE_RECIPE = dict(lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10, d_hidden=None, clip_norm=5.0)
@@ -81,8 +89,8 @@ ALL_TASKS = list(range(1, 21))
 SINGLE_TASK = dict(
     common=dict(SINGLE_RECIPE, tasks=ALL_TASKS, limit=None),
     smoke=dict(tasks=[1, 4], limit=300, max_steps=30, eval_every=15, patience=None, seeds=[0], workers=1),
-    quick=dict(max_steps=4000, eval_every=100, patience=6, seeds=[0], time_budget_s=95, workers=2),
-    full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0, 1, 2, 3, 4], time_budget_s=None, workers=1))
+    quick=dict(max_steps=5000, eval_every=250, patience=8, seeds=[0], workers=2),
+    full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0, 1, 2, 3, 4], time_budget_s=None, workers=1, units=True))
 
 ALL_TASK = dict(
     common=dict(ALL_RECIPE, tasks=ALL_TASKS),
