@@ -43,7 +43,7 @@ def test_repro_runs_records_and_survives_failure(project):
     assert status == {"10_good.ipynb": "ok", "10_bad.ipynb": "failed"}
     bad = next(r for r in runs if r["status"] == "failed")
     assert "boom" in bad["error"]
-    partial = nbformat.read(out / "notebooks" / "urn" / "10_bad.ipynb", as_version=4)    # partial output kept
+    partial = nbformat.read(out / "notebooks" / "urn" / "10_bad.failed.ipynb", as_version=4)    # partial output kept beside
     assert any(o.get("ename") == "RuntimeError" for c in partial.cells for o in c.get("outputs", []))
     df = pd.read_csv(out / "claims.csv")
     assert list(df.columns) == CSV_COLUMNS and len(df) == len(CLAIMS)

@@ -4,7 +4,8 @@
 
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
-import argparse, copy, fnmatch, json, os, sys, time
+import argparse, copy, fcntl, fnmatch, json, os, sys, time
+from contextlib import contextmanager
 from fastcore.xtras import modified_env
 from pathlib import Path
 from .data import data_check
@@ -12,17 +13,22 @@ from .report import assemble, project_root
 from .train import PROFILES, check_profile
 
 # %% auto #0
-__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'run_notebook', 'repro', 'refresh_prose', 'main']
+__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'run_notebook', 'read_runs', 'write_runs', 'locked', 'repro',
+           'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
     "Whether notebook `nb` has a code cell tagged `parameters`."
-    cells = json.loads(Path(nb).read_text()).get("cells", [])
+    try: cells = json.loads(Path(nb).read_text()).get("cells", [])
+    except json.JSONDecodeError as e: raise ValueError(f"notebook {nb} is not valid JSON (half-saved?): {e}") from e
     return any(c["cell_type"] == "code" and "parameters" in c.get("metadata", {}).get("tags", []) for c in cells)
 
-def experiment_notebooks(nbs: Path, only: str | None = None) -> list[Path]:
-    "Experiment notebooks under `nbs`, sorted, filtered by `only` (a glob, or a substring of the relative path)."
-    found = [p for p in sorted(Path(nbs).rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts and is_experiment(p)]
+def experiment_notebooks(nbs: Path, only: str | None = None, skip: Path | None = None) -> list[Path]:
+    "Experiment notebooks under `nbs` (none under `skip`, e.g. the executed copies), sorted, filtered by `only` (a glob, or a substring of the relative path)."
+    if only is not None and not only.strip(): raise ValueError("--only is empty: leave it out to run every notebook")
+    skip = Path(skip).resolve() if skip else None
+    found = [p for p in sorted(Path(nbs).rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts
+             and not (skip and p.resolve().is_relative_to(skip)) and is_experiment(p)]
     if only:
         found = [p for p in found if fnmatch.fnmatch(str(p.relative_to(nbs)), only) or only in str(p.relative_to(nbs))]
     return found
@@ -30,39 +36,78 @@ def experiment_notebooks(nbs: Path, only: str | None = None) -> list[Path]:
 # %% ../nbs/04_cli.ipynb #26974475
 INLINE = "module://matplotlib_inline.backend_inline"
 
+def _error_line(e: Exception) -> str:
+    "`Type: message`, the message being the last line of the error that is not a rule of dashes or equals signs."
+    lines = [l.strip() for l in str(e).strip().splitlines() if l.strip() and set(l.strip()) - set("-=")]
+    return f"{type(e).__name__}: {lines[-1] if lines else ''}"
+
 def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None) -> dict:
-    "Execute `nb` with papermill at `profile` into `out_nb`, its figures kept inline (whatever `MPLBACKEND` says); return its status, wall time and error."
+    "Execute `nb` with papermill at `profile`; its executed copy replaces `out_nb` only on success (else `<out_nb>.failed.ipynb`); status, wall time, error."
     import papermill as pm
     out_nb.parent.mkdir(parents=True, exist_ok=True)
+    tmp, failed = out_nb.with_suffix(".running.ipynb"), out_nb.with_suffix(".failed.ipynb")
     t0 = time.time(); status, err = "ok", ""
     try:
-        with modified_env(TPR_NB_REPORT_DIR=str(report), MPLBACKEND=INLINE):
-            pm.execute_notebook(str(nb), str(out_nb), parameters={"profile": profile}, cwd=str(nb.parent),
+        with modified_env(TPR_NB_REPORT_DIR=str(report), TPR_NB_NOTEBOOK=nb.name, MPLBACKEND=INLINE):
+            pm.execute_notebook(str(nb), str(tmp), parameters={"profile": profile}, cwd=str(nb.parent),
                                 kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+        os.replace(tmp, out_nb); failed.unlink(missing_ok=True)
     except Exception as e:
-        status, err = "failed", f"{type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}"
-    return dict(notebook=str(nb), status=status, wall_s=round(time.time() - t0, 1), error=err, output=str(out_nb))
+        status, err = "failed", _error_line(e)
+        if tmp.exists(): os.replace(tmp, failed)
+    return dict(notebook=str(nb), status=status, wall_s=round(time.time() - t0, 1), error=err,
+                output=str(out_nb if status == "ok" else failed))
+
+def _rel(p, root: Path) -> str:
+    p = Path(p); return str(p.resolve().relative_to(root)) if p.resolve().is_relative_to(root) else str(p)
+
+def read_runs(out: Path) -> list[dict]:
+    "The runs recorded in `out/runs.json`; a damaged file is moved aside (named in a warning), never lost silently."
+    f = Path(out) / "runs.json"
+    if not f.exists(): return []
+    try: return json.loads(f.read_text())
+    except json.JSONDecodeError as e:
+        aside = f.with_name(f"runs.json.corrupt-{time.strftime('%Y%m%d-%H%M%S')}"); f.rename(aside)
+        print(f"warning: {f} is damaged ({e}); moved to {aside}, starting a fresh list", file=sys.stderr); return []
+
+def write_runs(out: Path, runs: list[dict]):
+    "Merge `runs` into `out/runs.json` (a notebook's latest run replaces its earlier one), atomically."
+    done = {r["notebook"] for r in runs}
+    merged = [r for r in read_runs(out) if r["notebook"] not in done] + runs
+    tmp = Path(out) / "runs.json.tmp"; tmp.write_text(json.dumps(merged, indent=1)); os.replace(tmp, Path(out) / "runs.json")
+    return merged
+
+@contextmanager
+def locked(folder: Path, what: str = "tpr-nb repro"):
+    "Hold `folder/.lock` for the block; a second holder fails at once with a message that names the lock."
+    folder.mkdir(parents=True, exist_ok=True); fh = open(folder / ".lock", "w")
+    try: fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close(); raise RuntimeError(f"another {what} is writing into {folder} (it holds {folder / '.lock'}): wait for it to finish") from None
+    try: yield
+    finally: fcntl.flock(fh, fcntl.LOCK_UN); fh.close()
 
 def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: Path | None = None,
           timeout: int | None = None) -> tuple[list[dict], Path]:
     "Run the experiment notebooks at `profile` into `out` (default `reports/<profile>`) and assemble the report."
     check_profile(profile)
     root = project_root(); nbs = Path(nbs or root / "nbs"); out = Path(out or root / "reports" / profile)
-    found = experiment_notebooks(nbs, only)
+    found = experiment_notebooks(nbs, only, skip=out)
     if not found: raise ValueError(f"no experiment notebook under {nbs} matches {only!r}")
     runs = []
-    for nb in found:
-        rel = nb.relative_to(nbs)
-        print(f"[{profile}] {rel} ...", flush=True)
-        r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout)
-        r["notebook"] = str(rel); runs.append(r)
-        print(f"[{profile}] {rel}: {r['status']} in {r['wall_s']:.0f} s {r['error']}", flush=True)
-    out.mkdir(parents=True, exist_ok=True)
-    done = {r["notebook"] for r in runs}                 # keep the earlier calls' notebooks: a report covers every run
-    old = json.loads((out / "runs.json").read_text()) if (out / "runs.json").exists() else []
-    runs = [r for r in old if r["notebook"] not in done] + runs
-    (out / "runs.json").write_text(json.dumps(runs, indent=1))
-    return runs, assemble(profile, out, runs)
+    with locked(out):
+        for nb in found:
+            rel = nb.relative_to(nbs)
+            print(f"[{profile}] {rel} ...", flush=True)
+            try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout)
+            except KeyboardInterrupt:
+                write_runs(out, runs + [dict(notebook=str(rel), status="interrupted", wall_s=0.0, error="KeyboardInterrupt", output="")])
+                raise
+            r.update(notebook=str(rel), output=_rel(r["output"], root)); runs.append(r)
+            write_runs(out, runs)
+            print(f"[{profile}] {rel}: {r['status']} in {r['wall_s']:.0f} s {r['error']}", flush=True)
+        merged = write_runs(out, runs)
+    return merged, assemble(profile, out, merged)
 
 # %% ../nbs/04_cli.ipynb #f8ce09ea
 def _is_injected(c: dict) -> bool: return "injected-parameters" in c.get("metadata", {}).get("tags", [])

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_report.ipynb #3879207b
 from __future__ import annotations
-import ast, csv, json, os, subprocess, time
+import ast, csv, fcntl, json, os, subprocess, time
 from pathlib import Path
 from . import __version__
 from .claims import CLAIMS, PAPERS, Claim, needs
@@ -70,12 +70,20 @@ def record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, wall_
                paper_value=c.paper_value, ours=ours, holds="yes" if eval_rule(rule, ours, c.paper_value) else "no",
                rule=rule, profile=profile, seeds=list(seeds) if hasattr(seeds, "__iter__") else [seeds],
                device=device or device_name(), wall_s=round(float(wall_s), 1), version=__version__,
-               commit=git_commit(), note=note, time=time.strftime("%Y-%m-%dT%H:%M:%S"))
+               commit=git_commit(), note=note, time=time.strftime("%Y-%m-%dT%H:%M:%S"), notebook=os.environ.get("TPR_NB_NOTEBOOK", ""))
     f = Path(out or report_dir(profile)) / "metrics" / f"{paper}__{c.experiment}.json"
     f.parent.mkdir(parents=True, exist_ok=True)
-    recs = [r for r in (json.loads(f.read_text()) if f.exists() else []) if r["claim_id"] != claim_id]
-    f.write_text(json.dumps(recs + [rec], indent=1))
+    with open(f.parent / ".lock", "w") as lk:               # one read-modify-write at a time (concurrent runs, workers)
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        recs = [r for r in _read_json(f, []) if r["claim_id"] != claim_id]
+        tmp = f.with_suffix(f".{os.getpid()}.tmp"); tmp.write_text(json.dumps(recs + [rec], indent=1)); os.replace(tmp, f)
     return rec
+
+def _read_json(f: Path, default=None):
+    "The JSON in `f` (`default` if it does not exist); a damaged file is an error that names it."
+    if not f.exists(): return default
+    try: return json.loads(f.read_text())
+    except json.JSONDecodeError as e: raise ValueError(f"{f} is damaged ({e}): restore it from git or delete it and re-run its notebook") from e
 
 # %% ../nbs/03_report.ipynb #75e3b917
 CSV_COLUMNS = ["paper", "experiment", "claim_id", "metric", "paper_value", "ours", "holds", "profile", "seeds", "device", "wall_s"]
@@ -84,7 +92,7 @@ def load_records(folder: Path) -> dict:
     "All records under `folder/metrics`, keyed by (paper, claim_id)."
     recs = {}
     for f in sorted((Path(folder) / "metrics").glob("*.json")):
-        for r in json.loads(f.read_text()): recs[(r["paper"], r["claim_id"])] = r
+        for r in _read_json(f): recs[(r["paper"], r["claim_id"])] = r
     return recs
 
 def _fmt(v):
@@ -107,6 +115,7 @@ def write_claims_csv(path: Path, recs: dict, profile: str):
 def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) -> str:
     "The text of REPORT.md: per paper, measured claims beside the paper's numbers, then what is not measured and why."
     n_meas = len(recs); n_hold = sum(r["holds"] == "yes" for r in recs.values())
+    stale = {Path(r["notebook"]).name for r in runs or [] if r["status"] != "ok"}   # their records come from an older, good run
     L = [f"# tpr_nb reproduction report: profile `{profile}`", "",
          f"{n_meas} of {len(CLAIMS)} registered claims measured; {n_hold} hold at this profile. "
          f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb repro`; package {__version__}, commit {git_commit()}.", "",
@@ -125,7 +134,8 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) ->
             L += ["| experiment | claim | source | metric | paper | ours | holds | rule | seeds | device | wall s |",
                   "|---|---|---|---|---:|---:|---|---|---|---|---:|"]
             L += [f"| {c.experiment} | {c.claim_id} | {c.source} | {c.metric} | {_fmt(c.paper_value)} | {_fmt(r['ours'])} "
-                  f"| **{r['holds']}** | `{r['rule']}` | {' '.join(map(str, r['seeds']))} | {r['device']} | {r['wall_s']:.0f} |"
+                  f"| **{r['holds']}**{' (stale: ' + r['notebook'] + ' failed since)' if r.get('notebook') in stale else ''} "
+                  f"| `{r['rule']}` | {' '.join(map(str, r['seeds']))} | {r['device']} | {r['wall_s']:.0f} |"
                   for c, r in mine]
             notes = [f"- `{c.claim_id}`: {r['note']}" for c, r in mine if r.get("note")]
             L += [""] + (["Notes:", *notes, ""] if notes else [])
