@@ -13,7 +13,7 @@ from .model import TPRRNN
 from .babi import story_batches
 
 # %% auto #0
-__all__ = ['TASK_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN',
+__all__ = ['VARIANTS', 'TASK_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN',
            'REPRESENTATIONS', 'babi_loss', 'babi_predict', 'babi_errors', 'babi_train_config', 'train_babi', 'run_task',
            'task_unit', 'task_table', 'plot_task_errors']
 
@@ -74,9 +74,13 @@ def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir:
                 steps=hist[-1]["step"], wall_s=time.time() - t0, note="; ".join(d["notes"]),
                 history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist])
 
+VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True, backlink=False), "wb": dict(move=False, backlink=True)}   # Table 3
+
 def task_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
-    "`run_task` as a resumable unit (`tpr_nb.train.run_unit`): `name` is 'taskNN'."
-    return run_task(int(name.removeprefix("task")), seed, c, c.limit, out_dir, d_entity=c.d_entity, d_relation=c.d_relation, d_hidden=c.d_hidden)
+    "`run_task` as a resumable unit (`tpr_nb.train.run_unit`): `name` is 'taskNN', or '<variant>_taskNN' for a Table 3 ablation (`VARIANTS`)."
+    variant, _, task = name.rpartition("_")
+    return run_task(int(task.removeprefix("task")), seed, c, c.limit, out_dir, d_entity=c.d_entity, d_relation=c.d_relation,
+                    d_hidden=c.d_hidden, **VARIANTS.get(variant, {}))
 
 TASK_UNIT = ("lr", "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_steps", "eval_every", "patience",
              "time_budget_s")   # the settings that shape one single-task unit (its key)
@@ -102,7 +106,7 @@ ABLATION = dict(
     common=dict(SINGLE_RECIPE, limit=None, variants=("w", "wm", "wb")),
     smoke=dict(tasks=[1], limit=300, max_steps=20, eval_every=10, patience=None, seeds=[0], workers=1),
     quick=dict(tasks=[1, 6, 9, 10, 13], max_steps=1500, eval_every=100, patience=6, seeds=[0], workers=2),
-    full=dict(tasks=ALL_TASKS, max_steps=40000, eval_every=500, patience=20, seeds=[0, 1, 2], time_budget_s=None, workers=1))
+    full=dict(tasks=ALL_TASKS, max_steps=40000, eval_every=500, patience=20, seeds=[0, 1, 2], time_budget_s=None, workers=1, units=True))
 
 SYSGEN = dict(
     common=dict(SINGLE_RECIPE, tasks=[1, 6, 7, 8, 9, 11, 12, 13], new_per_pair=500, baseline_lr=0.001, baseline_hidden=64),
