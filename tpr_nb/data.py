@@ -15,9 +15,9 @@ from .catalog import CATALOG, DataFile, DatasetInfo
 # %% auto #0
 __all__ = ['BABI_TASKS', 'LM_FILES', 'GLUE_COLUMNS', 'WORD_CATEGORIZATION', 'DataMissingError', 'DataCorruptError', 'data_roots',
            'cache_dir', 'dataset_info', 'file_entry', 'sha256_file', 'git_blob_file', 'verify_file', 'download',
-           'locate', 'FileStatus', 'data_check', 'Vocab', 'pad', 'length_mask', 'bucket_batches', 'lm_batches',
-           'babi_tokens', 'parse_babi', 'load_babi', 'load_lm_corpus', 'load_conll2000', 'load_hrr_chunks',
-           'load_ud_ewt', 'load_glue', 'load_hans', 'load_logical_entailment', 'load_linzen_testset',
+           'locate', 'FileStatus', 'data_check', 'Vocab', 'check_ids', 'pad', 'length_mask', 'bucket_batches',
+           'lm_batches', 'babi_tokens', 'parse_babi', 'load_babi', 'load_lm_corpus', 'load_conll2000',
+           'load_hrr_chunks', 'load_ud_ewt', 'load_glue', 'load_hans', 'load_logical_entailment', 'load_linzen_testset',
            'load_word_similarity', 'load_google_analogy', 'load_msr_analogy', 'load_word_categorization']
 
 # %% ../nbs/01_data.ipynb #4fff96bc
@@ -175,6 +175,14 @@ class Vocab:
     def decode(self, ids) -> list[str]: return [self.itos[int(i)] for i in ids]
     def __repr__(self): return f"Vocab({len(self)} tokens: {self.itos[:6]}...)"
 
+# %% ../nbs/01_data.ipynb #a729c8b4
+def check_ids(ids: torch.Tensor, vocab_size: int, what: str = "token ids") -> torch.Tensor:
+    "`ids`, if every one is a valid row of a `vocab_size` embedding (0 <= id < vocab_size); else an error naming the offenders (a -1 would silently read the last row)."
+    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
+        bad = ids[(ids < 0) | (ids >= vocab_size)].unique()[:5].tolist()
+        raise ValueError(f"{what} must lie in 0..{vocab_size - 1}; got {bad}")
+    return ids
+
 # %% ../nbs/01_data.ipynb #bd6fc01f
 def pad(seqs, value: int = 0, length: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     "Right-pad a list of id lists to a `(batch, length)` tensor; also return the true lengths."
@@ -217,20 +225,30 @@ def babi_tokens(s: str) -> list[str]:
     "Lower-cased words of a bAbI line, with the final '.' or '?' dropped."
     return s.lower().replace(".", " ").replace("?", " ").replace(",", " , ").split()
 
-def parse_babi(text: str) -> dict:
-    "Columns story (list of token lists), question, answer, supports (story positions) from bAbI text."
+def parse_babi(text: str, source: str = "<text>") -> dict:
+    "Columns story (list of token lists), question, answer, supports (story positions) from bAbI text; a malformed line is an error naming `source` and the line."
     out = dict(story=[], question=[], answer=[], supports=[])
-    story, pos = [], {}
-    for line in text.splitlines():
+    story, pos, last = [], {}, 0
+    for i, line in enumerate(text.splitlines(), 1):
         if not line.strip(): continue
-        num, rest = line.split(" ", 1)
-        if int(num) == 1: story, pos = [], {}
+        where = f"{source}, line {i}: {line[:80]!r}"
+        num, _, rest = line.partition(" ")
+        if not num.isdigit() or not rest.strip(): raise ValueError(f"{where}: a bAbI line is '<number> <sentence>' or '<number> <question>\\t<answer>\\t<supports>'")
+        n = int(num)
+        if n == 1: story, pos, last = [], {}, 0
+        elif n != last + 1: raise ValueError(f"{where}: line number {n} follows {last} (a story's numbering restarts at 1 and counts up by one)")
+        last = n
         if "\t" in rest:
-            q, a, sup = (rest.split("\t") + [""])[:3]
+            q, a, *sup = rest.split("\t")
+            if not a.strip() or len(sup) > 1: raise ValueError(f"{where}: a question line is '<question>\\t<answer>\\t<supports>'")
+            ids = (sup[0] if sup else "").split()
+            if not all(s.isdigit() and int(s) in pos for s in ids):
+                raise ValueError(f"{where}: supports {ids} name lines that are not sentences of this story")
             out["story"].append(list(story)); out["question"].append(babi_tokens(q)); out["answer"].append(a.strip())
-            out["supports"].append([pos[int(s)] for s in sup.split() if int(s) in pos])
+            out["supports"].append([pos[int(s)] for s in ids])
+        elif "?" in rest: raise ValueError(f"{where}: a question without a tab before its answer")
         else:
-            pos[int(num)] = len(story); story.append(babi_tokens(rest))
+            pos[n] = len(story); story.append(babi_tokens(rest))
     return out
 
 def load_babi(task: int, split: str = "train", size: str = "10k") -> Dataset:
@@ -239,7 +257,7 @@ def load_babi(task: int, split: str = "train", size: str = "10k") -> Dataset:
     if size not in ("10k", "1k"): raise ValueError(f"bAbI size must be '10k' or '1k', got {size!r}")
     folder = "en-10k" if size == "10k" else "en"
     p = locate("babi", f"tasks_1-20_v1-2/{folder}/qa{task}_{BABI_TASKS[task]}_{split}.txt")
-    return Dataset.from_dict(parse_babi(p.read_text()))
+    return Dataset.from_dict(parse_babi(p.read_text(), str(p)))
 
 # %% ../nbs/01_data.ipynb #2b60f0bd
 LM_FILES = {"ptb": "ptb.{split}.txt", "wikitext-2": "{split}.txt"}

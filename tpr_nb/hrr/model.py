@@ -8,6 +8,7 @@ import math
 import torch
 from torch import nn, Tensor
 from ..algebra import circular_conv, circular_corr, isometric_penalty
+from ..data import check_ids
 
 # %% auto #0
 __all__ = ['HRREmbedding', 'anneal_alphas', 'hrr_scores', 'LSTMLM', 'HRRLM', 'count_params', 'word_vectors']
@@ -28,7 +29,7 @@ class HRREmbedding(nn.Module):
 
     def fillers(self, ids: Tensor) -> Tensor:
         "$\\tilde E_i(w)$ for every role: shape `ids.shape + (N, d)`."
-        s = self.s[:, ids]                                           # N, *ids, d'
+        s = self.s[:, check_ids(ids, self.s.shape[1], "word ids")]                                           # N, *ids, d'
         return torch.einsum("n...k,ndk->...nd", s, self.F)
 
     def forward(self, ids: Tensor) -> Tensor:

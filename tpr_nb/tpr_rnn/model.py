@@ -7,6 +7,7 @@ from __future__ import annotations
 import torch
 from torch import nn, Tensor
 from ..algebra import bind3, inner34, inner23, unbind3
+from ..data import check_ids
 
 # %% auto #0
 __all__ = ['SentenceEncoder', 'mlp', 'mlps', 'memory_update', 'memory_terms', 'read_terms', 'dense_memory', 'ScalarLayerNorm',
@@ -25,6 +26,7 @@ class SentenceEncoder(nn.Module):
     def forward(self, words: Tensor) -> Tensor:
         k = words.shape[-1]
         if k > len(self.pos): raise ValueError(f"a sentence has {k} word slots but the model has {len(self.pos)} position vectors")
+        check_ids(words, self.embed.num_embeddings, "word ids")
         return (self.embed(words) * self.pos[:k]).sum(-2)
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #8feb4891

@@ -176,6 +176,7 @@ def terms(self: TPRUCell) -> tuple[Tensor, Tensor, Tensor]:
 def sequence(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     "Run over `x` (B, T, d'): outputs (B, T, d), final state (B, d) and fillers (B, T, K, N); `mask` (B, T) freezes padding."
     B, T, _ = x.shape
+    if T == 0: raise ValueError("the input has no time steps (T = 0)")
     d, K, N = self.hidden_size, self.n_slices, self.n_roles
     Mx, Mb, Rk = self.terms()
     zx = x @ Mx                                                     # all steps at once
@@ -225,7 +226,10 @@ class TPRU(nn.Module):
     def forward(self, input: Tensor, h0: Tensor | None = None, lengths: Tensor | None = None, return_fillers: bool = False):
         x = input if self.batch_first else input.transpose(0, 1)
         B, T = x.shape[:2]
+        if T == 0: raise ValueError("the input has no time steps (T = 0)")
         lengths = torch.full((B,), T, device=x.device) if lengths is None else torch.as_tensor(lengths, device=x.device)
+        if lengths.shape != (B,) or int(lengths.min()) < 1 or int(lengths.max()) > T:
+            raise ValueError(f"lengths must be {B} values in 1..{T} (the input's steps); got {lengths.tolist()[:8]}")
         mask = torch.arange(T, device=x.device) < lengths[:, None]
         h_n, fills = [], []
         for l in range(self.num_layers):

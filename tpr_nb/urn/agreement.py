@@ -71,6 +71,8 @@ def parse_linzen_tsv(text: str) -> list[dict]:
     out = []
     for row in csv.DictReader(io.StringIO(text), delimiter="\t"):
         words, v = row["sentence"].split(), int(row["verb_index"]) - 1
+        if not 0 <= v < len(words):      # 1-based: 0 would put the verb (the label) into the prefix
+            raise ValueError(f"verb_index {row['verb_index']} is outside the sentence (1..{len(words)}): {row['sentence'][:80]!r}")
         if row["verb_pos"] not in ("VBZ", "VBP"): continue
         out.append(dict(prefix=[w.lower() for w in words[:v]], label=int(row["verb_pos"] == "VBP"),
                         attractors=int(row["n_diff_intervening"]), verb=words[v].lower()))

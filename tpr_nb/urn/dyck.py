@@ -9,8 +9,8 @@ from functools import lru_cache
 import torch
 
 # %% auto #0
-__all__ = ['PAIRS', 'OPEN', 'CLOSE', 'SYMBOLS', 'STOI', 'CLOSE_IDS', 'dyck_shape', 'dyck_string', 'depth', 'is_dyck',
-           'closing_stats', 'dyck_data']
+__all__ = ['PAIRS', 'OPEN', 'CLOSE', 'SYMBOLS', 'STOI', 'CLOSE_IDS', 'dyck_shape', 'dyck_string', 'check_brackets', 'depth',
+           'is_dyck', 'closing_stats', 'dyck_data']
 
 # %% ../../nbs/urn/01_dyck.ipynb #c78a4d49
 PAIRS = ("()", "[]", "{}", "<>", "+-")
@@ -43,9 +43,15 @@ def dyck_string(n_pairs: int, max_depth: int, rng: random.Random, n_kinds: int =
     return "".join(out)
 
 # %% ../../nbs/urn/01_dyck.ipynb #8a9ff2b9
+def check_brackets(s: str) -> str:
+    "`s`, if every character is one of the bracket `SYMBOLS`; else an error naming the others."
+    bad = sorted(set(s) - set(OPEN) - set(CLOSE))
+    if bad: raise ValueError(f"{s!r} has characters that are not brackets: {''.join(bad)!r} (brackets: {''.join(OPEN + CLOSE)!r})")
+    return s
+
 def depth(s: str) -> int:
     "Maximum nesting depth of a bracket string."
-    h = m = 0
+    h = m = 0; check_brackets(s)
     for c in s:
         h += 1 if c in OPEN else -1; m = max(m, h)
     return m
@@ -53,7 +59,7 @@ def depth(s: str) -> int:
 def is_dyck(s: str) -> bool:
     "Whether `s` is well nested and every closing bracket matches its opening one."
     stack = []
-    for c in s:
+    for c in check_brackets(s):
         if c in OPEN: stack.append(CLOSE[OPEN.index(c)])
         elif not stack or stack.pop() != c: return False
     return not stack
@@ -62,12 +68,13 @@ def is_dyck(s: str) -> bool:
 def closing_stats(s: str) -> list[tuple[int, int, int, int]]:
     "`(position, attractors, distance, level)` for every closing bracket of `s`."
     stack, out = [], []                                # entries: [kind, position, attractors so far]
-    for i, c in enumerate(s):
+    for i, c in enumerate(check_brackets(s)):
         if c in OPEN:
             for e in stack:
                 if e[0] != c: e[2] += 1
             stack.append([c, i, 0])
         else:
+            if not stack: raise ValueError(f"{s!r}: the closing bracket at position {i} has no opening one")
             level = len(stack)
             kind, j, a = stack.pop()
             out.append((i, a, i - j, level))

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import torch
 from torch import nn, Tensor
+from ..data import check_ids
 
 # %% auto #0
 __all__ = ['n_generator_params', 'skew', 'evolve', 'URN', 'orthogonality_error', 'skew_error', 'norm_drift', 'composition_error',
@@ -66,7 +67,7 @@ class URN(nn.Module):
 
     def states(self, tokens: Tensor) -> Tensor:
         "`(B, T, n)` states after each token; one matrix exponential per distinct token of the batch."
-        uniq, index = torch.unique(tokens, return_inverse=True)
+        uniq, index = torch.unique(check_ids(tokens, self.generator.num_embeddings), return_inverse=True)
         return evolve(self.orthogonal(uniq), index, self.s0.expand(tokens.shape[0], -1), self.gemm_limit)
 
     def forward(self, tokens: Tensor) -> Tensor:
