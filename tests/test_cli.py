@@ -15,16 +15,18 @@ def tpr_nb(*args, env=None):
 def test_data_check_lists_every_dataset():
     r = tpr_nb("data", "check")
     assert r.returncode == 0, r.stderr
-    listed = {l.split()[1].split("/")[0] for l in r.stdout.splitlines() if l.startswith(("ok ", "missing ", "corrupt "))}
+    listed = {l.split()[1].split("/")[0] for l in r.stdout.splitlines() if l.startswith(("ok ", "unverified ", "missing", "corrupt "))}
     assert listed == set(CATALOG)
     assert "logical_entailment/train.txt" in r.stdout and "0 corrupt" in r.stdout
     missing = [l for l in r.stdout.splitlines() if l.startswith("missing")]
     assert missing and all("http" in l for l in missing)       # every gap comes with its URL
 
-def test_data_check_fails_only_on_corruption(tmp_path):
+def test_data_check_fails_on_corruption_and_on_a_mirror_gap(tmp_path):
     env = dict(TPR_NB_DATA=str(tmp_path), TPR_NB_CACHE=str(tmp_path / "cache"), TPR_NB_OFFLINE="1")
     r = tpr_nb("data", "check", "--dataset", "ptb", env=env)
-    assert r.returncode == 0 and r.stdout.count("missing") >= 3      # absent is not an error
+    assert r.returncode == 1 and r.stdout.count("missing-mirror") >= 3     # the mirror should have PTB: its absence is an error
+    r = tpr_nb("data", "check", "--dataset", "ptb", env=dict(env, TPR_NB_DATA=""))
+    assert r.returncode == 0 and r.stdout.count("missing") >= 3            # no mirror set: absent files are only listed
     (tmp_path / "ptb").mkdir()
     (tmp_path / "ptb" / "ptb.valid.txt").write_text("not the penn treebank\n")
     r = tpr_nb("data", "check", "--dataset", "ptb", env=env)

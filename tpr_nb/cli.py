@@ -143,11 +143,12 @@ def _data_check_cmd(a) -> int:
     for r in rows:
         where = r.where if r.status == "ok" else (r.url or "no URL known") if r.status == "missing" else r.where
         print(f"{r.status:8s} {r.dataset + '/' + r.path:{w}s}  {where}")
-    n = {s: sum(r.status == s for r in rows) for s in ("ok", "missing", "corrupt")}
-    print(f"\n{len({r.dataset for r in rows})} datasets, {len(rows)} files: {n['ok']} verified, {n['missing']} missing "
-          f"(their URLs are listed; `locate` downloads them on first use unless TPR_NB_OFFLINE=1), {n['corrupt']} corrupt.")
+    n = {s: sum(r.status == s for r in rows) for s in ("ok", "unverified", "missing", "missing-mirror", "corrupt")}
+    print(f"\n{len({r.dataset for r in rows})} datasets, {len(rows)} files: {n['ok']} verified, {n['unverified']} found but without a "
+          f"checksum to verify, {n['missing']} missing (their URLs are listed; `locate` downloads them on first use unless "
+          f"TPR_NB_OFFLINE=1), {n['missing-mirror']} missing from the mirror that should have them, {n['corrupt']} corrupt.")
     if not os.environ.get("TPR_NB_DATA"): print("TPR_NB_DATA is not set: only the cache was searched.")
-    return 1 if n["corrupt"] else 0
+    return 1 if n["corrupt"] or n["missing-mirror"] else 0
 
 def _repro_cmd(a) -> int:
     runs, report = repro(a.profile, a.only, a.nbs, a.out, a.timeout)

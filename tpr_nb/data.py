@@ -145,13 +145,14 @@ class FileStatus:
     dataset: str; path: str; status: str; where: str; url: str
 
 def data_check(names: list[str] | None = None) -> list[FileStatus]:
-    "Status (`ok`, `missing`, `corrupt`) of every catalogue file of `names` (default: all), without downloading."
-    rows = []
+    "Status of every catalogue file of `names` (default: all), without downloading: `ok` (found, checksum verified), `unverified` (found; the catalogue has no checksum for it), `missing` (`missing-mirror` when the mirror should have it), `corrupt`."
+    rows, mirror = [], bool(os.environ.get("TPR_NB_DATA"))
     for name in names or sorted(CATALOG):
         for f in dataset_info(name).files:
             url = f.url or f.archive_url or ""
-            try: rows.append(FileStatus(name, f.path, "ok", str(locate(name, f.path, download_ok=False)), url))
-            except DataMissingError: rows.append(FileStatus(name, f.path, "missing", "", url))
+            try: rows.append(FileStatus(name, f.path, "ok" if (f.sha256 or f.git_blob) else "unverified",
+                                        str(locate(name, f.path, download_ok=False)), url))
+            except DataMissingError: rows.append(FileStatus(name, f.path, "missing-mirror" if mirror and f.in_mirror else "missing", "", url))
             except DataCorruptError as e: rows.append(FileStatus(name, f.path, "corrupt", str(e), url))
     return rows
 
