@@ -28,3 +28,12 @@ def test_tpru_rejects_lengths_outside_the_input(lengths):
 def test_tpru_with_no_time_steps_is_an_error():
     with pytest.raises(ValueError, match="T = 0"): TPRU(4, 6, 8, batch_first=True)(torch.randn(2, 0, 4))
     with pytest.raises(ValueError, match="T = 0"): TPRUCell(4, 6, 8).sequence(torch.randn(2, 0, 4))
+
+def test_hubert_rejects_empty_sequences():
+    from tpr_nb.hubert.model import HUBERT, load_encoder
+    for kind in ("bert_lstm", "hubert_transformer"):
+        m = HUBERT(load_encoder(), 2, kind, agg="max")
+        ids, mask = torch.randint(1000, 2000, (2, 5)), torch.ones(2, 5, dtype=torch.long)
+        assert torch.isfinite(m(ids, mask)).all()
+        with pytest.raises(ValueError, match=r"rows \[1\] of attention_mask have no token"): m(ids, mask.index_fill(0, torch.tensor([1]), 0))
+        with pytest.raises(ValueError, match="at least one token"): m(ids[:, :0], mask[:, :0])

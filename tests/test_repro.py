@@ -77,3 +77,22 @@ def test_every_claim_the_quick_report_leaves_unmeasured_says_what_it_needs():
     assert len(recs) > 300, "reports/quick has lost its records"
     bare = sorted(f"{c.paper}/{c.experiment}/{c.claim_id}" for c in CLAIMS if (c.paper, c.claim_id) not in recs and needs(c) is None)
     assert not bare, f"{len(bare)} claims unmeasured at quick with no NEEDS entry, e.g. {bare[:5]}"
+
+def test_interrupted_repro_keeps_what_finished(tmp_path):
+    "Ctrl-C in the middle of a notebook: runs.json keeps the finished notebooks' statuses and executed copies; a second run completes."
+    import signal, subprocess, sys, time
+    make_nb(tmp_path / "nbs" / "a" / "10_quick.ipynb", "x = 1")
+    make_nb(tmp_path / "nbs" / "b" / "10_slow.ipynb", "import time; time.sleep(120)")
+    out = tmp_path / "reports" / "smoke"
+    cmd = [sys.executable, "-c", "import sys; from tpr_nb.cli import main; sys.exit(main(sys.argv[1:]))", "repro", "--profile", "smoke",
+           "--nbs", str(tmp_path / "nbs"), "--out", str(out)]
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    t0 = time.time()
+    while time.time() - t0 < 120 and not (out / "notebooks" / "b" / "10_slow.running.ipynb").exists(): time.sleep(0.5)
+    time.sleep(3); p.send_signal(signal.SIGINT); p.communicate(timeout=120)
+    runs = {r["notebook"]: r["status"] for r in json.loads((out / "runs.json").read_text())}
+    assert runs == {"a/10_quick.ipynb": "ok", "b/10_slow.ipynb": "interrupted"}, runs
+    assert (out / "notebooks" / "a" / "10_quick.ipynb").exists()
+    make_nb(tmp_path / "nbs" / "b" / "10_slow.ipynb", "x = 2")
+    runs2, _ = repro("smoke", nbs=tmp_path / "nbs", out=out, only="b/")
+    assert {r["notebook"]: r["status"] for r in runs2} == {"a/10_quick.ipynb": "ok", "b/10_slow.ipynb": "ok"}

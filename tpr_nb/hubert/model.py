@@ -152,6 +152,9 @@ class HUBERT(nn.Module):
 def features(self: HUBERT, input_ids: Tensor, attention_mask: Tensor, token_type_ids: Tensor | None = None,
               return_selectors: bool = False):
     "The sentence representation `f` of Eq. 5 (and the selectors `a_S`, `a_R` of a HUBERT)."
+    if input_ids.dim() != 2 or input_ids.shape[1] == 0: raise ValueError(f"input_ids must be (batch, tokens) with at least one token; got {tuple(input_ids.shape)}")
+    if (attention_mask.sum(1) == 0).any():
+        raise ValueError(f"rows {(attention_mask.sum(1) == 0).nonzero().flatten().tolist()[:5]} of attention_mask have no token: every sequence needs one")
     v = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
     sel = None
     if self.lstm is not None:
