@@ -64,13 +64,14 @@ def device_name() -> str:
 # %% ../nbs/02_train.ipynb #29672d4f
 def make_optimizer(params, name: str = "adam", lr: float = 1e-3, betas=(0.9, 0.999), weight_decay: float = 0.0,
                    momentum: float = 0.0) -> torch.optim.Optimizer:
-    "An optimiser by name: 'adam', 'adamw', 'adamax', 'amsgrad', 'nadam' or 'sgd'."
-    if name == "adam": return torch.optim.Adam(params, lr=lr, betas=betas, weight_decay=weight_decay)
-    if name == "amsgrad": return torch.optim.Adam(params, lr=lr, betas=betas, weight_decay=weight_decay, amsgrad=True)
-    if name == "adamw": return torch.optim.AdamW(params, lr=lr, betas=betas, weight_decay=weight_decay)
-    if name == "adamax": return torch.optim.Adamax(params, lr=lr, betas=betas, weight_decay=weight_decay)
-    if name == "nadam": return torch.optim.NAdam(params, lr=lr, betas=betas, weight_decay=weight_decay)
-    if name == "sgd": return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
+    "An optimiser by name: 'adam', 'adamw', 'adamax', 'amsgrad', 'nadam' or 'sgd'; each updates all parameters with one kernel per operation (`foreach`), which PyTorch does by default only on GPUs."
+    kw = dict(weight_decay=weight_decay, foreach=True)
+    if name == "adam": return torch.optim.Adam(params, lr=lr, betas=betas, **kw)
+    if name == "amsgrad": return torch.optim.Adam(params, lr=lr, betas=betas, amsgrad=True, **kw)
+    if name == "adamw": return torch.optim.AdamW(params, lr=lr, betas=betas, **kw)
+    if name == "adamax": return torch.optim.Adamax(params, lr=lr, betas=betas, **kw)
+    if name == "nadam": return torch.optim.NAdam(params, lr=lr, betas=betas, **kw)
+    if name == "sgd": return torch.optim.SGD(params, lr=lr, momentum=momentum, **kw)
     raise ValueError(f"unknown optimiser {name!r}: use adam, adamw, adamax, amsgrad, nadam or sgd")
 
 def param_groups(model: nn.Module, lr_scales: dict | None = None) -> list[dict]:

@@ -86,7 +86,7 @@ class ScalarLayerNorm(nn.Module):
         super().__init__(); self.eps = eps
         self.gain, self.bias = nn.Parameter(torch.ones(())), nn.Parameter(torch.zeros(()))
     def forward(self, x: Tensor) -> Tensor:
-        return self.gain * (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, unbiased=False, keepdim=True) + self.eps) + self.bias
+        return self.gain * nn.functional.layer_norm(x, x.shape[-1:], eps=self.eps) + self.bias   # (x - mean) / sqrt(var + eps), one kernel
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #b47ccf91
 class TPRRNN(nn.Module):
