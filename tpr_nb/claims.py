@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # %% auto #0
-__all__ = ['PAPERS', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT', 'CLAIMS', 'NEEDS', 'Claim', 'table', 'tpru_vs_gru_diagnostic',
-           'needs']
+__all__ = ['PAPERS', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT', 'CLAIMS', 'NEEDS', 'EVIDENCE_CLASSES', 'HEADLINE', 'EVIDENCE',
+           'GUARDS', 'POST_HOC', 'Claim', 'table', 'tpru_vs_gru_diagnostic', 'needs', 'evidence', 'Guard', 'PostHoc',
+           'guards', 'post_hoc']
 
 # %% ../nbs/03a_claims.ipynb #f883b38e
 PAPERS = ("tpru", "hrr_lm", "tpr_rnn", "urn", "hubert")
@@ -21,13 +22,13 @@ class Claim:
     claim_id: str
     metric: str
     paper_value: float | None
-    rule: str
+    rule: str | None          # None: a reference value that other claims' guards read; it gets no verdict of its own
     source: str
     note: str = ""
     rules: dict = field(default_factory=dict, hash=False)
 
     def rule_for(self, profile: str) -> str:
-        "The rule that applies at `profile`."
+        "The rule that applies at `profile` (None for a reference value)."
         return self.rules.get(profile, self.rule)
 
 def table(paper, experiment, source, metric, rule, rows: dict, note: str = "", rules: dict | None = None, prefix: str = ""):
@@ -609,6 +610,11 @@ HRR_LM = [
                 "against AGENT/PATIENT/PREDICATE/MODIFIER. Paper: ~4K OntoNotes WSJ chunks (SRL "
                 "ARG0/ARG1/V/ARGM). Ours: UD English-EWT dependency PROXY labels (not comparable 1:1).",
            prefix="t6_"),
+    *[Claim("hrr_lm", "chunk_analysis", f"t6_words_only_{k}", f"words-only yardstick: {k.replace('hit', 'hit rate@')} of the sum of a chunk's word embeddings (0-1)",
+            None, None, "Table 6 (diagnostic)", note="Not in the paper: what the words alone score, with no role prediction; "
+            "a reference value for the guards of Table 6's claims.") for k in ("hit1", "hit5", "hit10", "hit25", "purity")],
+    Claim("hrr_lm", "chunk_analysis", "t6_majority_share", "share of the most common proxy role label among the chunks (0-1)", None, None,
+          "Table 6 (diagnostic)", note="The chance level of Table 6's purity; a reference value for its guards."),
     Claim("hrr_lm", "chunk_analysis", "t6_purity_filler1_minus_filler2",
           "purity(filler 1) - purity(filler 2)", 0.067, "ours > 0", "Table 6",
           note="Sec. 4.4: 'the first set of fillers are more accurate at clustering these roles than "
@@ -1006,6 +1012,10 @@ HUBERT = [
           note="derived 84.30 - 84.15; 'no harm' check: HUBERT within 1 point of BERT on its source task "
                "(MNLI at full; the profile's source task at quick)",
           rules={"quick": "ours >= -1.0"}),
+    *[Claim("hubert", "architectures", f"{m}_dev_z", f"{name}: (dev acc - majority-class share) / its binomial standard error",
+            None, "ours >= 2", "Table 1 (diagnostic)", note="Not in the paper: is the model above the majority class of the task "
+            "it was trained on at all. The guards of Table 1's and Table 3's differences read it (tpr_nb.claims.GUARDS).")
+      for m, name in [("bert", "BERT"), ("bert_lstm", "BERT-LSTM"), ("hubert_tf", "HUBERT (Transformer)"), ("hubert_lstm", "HUBERT (LSTM)")]],
     Claim("hubert", "architectures", "hubert_lstm_minus_bert", "HUBERT (LSTM) acc - BERT acc, points",
           0.11, "ours >= -1.0", "Table 1", note="derived 84.26 - 84.15"),
     Claim("hubert", "architectures", "bert_lstm_minus_bert", "BERT-LSTM acc - BERT acc, points",
@@ -1214,3 +1224,89 @@ def needs(c: Claim) -> str | None:
     "What measuring claim `c` takes beyond this project's data and quick profile, if `NEEDS` says."
     from fnmatch import fnmatchcase
     return next((t for p, e, pat, t in NEEDS if p == c.paper and fnmatchcase(c.experiment, e) and fnmatchcase(c.claim_id, pat)), None)
+
+# %% ../nbs/03a_claims.ipynb #3c86920b
+EVIDENCE_CLASSES = dict(printed="a number the paper prints", derived="computed from numbers the paper prints",
+                        qualitative="a statement of the paper, made measurable", diagnostic="this project's own check, not in the paper",
+                        identity="true by construction: a property test, not a reproduction", data="a statistic of the data")
+HEADLINE = ("printed", "derived", "qualitative")     # the classes that count as reproductions
+
+EVIDENCE = [   # (paper, claim-id glob, class, why); the first match wins
+    ("tpru", "*_formula_diff", "identity", "our parameter count against the formula our code implements"),
+    ("tpru", "params_independent_of_n", "identity", "no TPRU weight has a dimension N"),
+    ("tpru", "jt_*", "identity", "J_t = diag(f) - f f^T is PSD with eigenvalues below max f for every f on the simplex"),
+    ("tpru", "mod1_jacobian_psd", "identity", "W E J E^T W^T is PSD whenever J is"),
+    ("tpru", "eq7_8_corrected_vs_autograd", "identity", "our written-out derivative against autograd"),
+    ("tpru", "eq7_8_as_printed_vs_autograd", "diagnostic", "a check of the paper's printed equation"),
+    ("tpru", "mean_worlds_*", "data", "a statistic of the test sets"),
+    ("tpru", "n_tags_dedicated_role", "diagnostic", "its rule (at least one tag of 17) is far below the paper's 7 and says little"),
+    ("urn", "skew_symmetry", "identity", "S(x) is built skew-symmetric"),
+    ("urn", "q_orthogonal", "identity", "the exponential of a skew-symmetric matrix is orthogonal"),
+    ("urn", "norm_preserved", "identity", "an orthogonal map preserves the norm"),
+    ("urn", "phrase_composition", "identity", "the recurrence is the product of the token matrices by definition"),
+    ("hubert", "role_pos_purity_gain", "identity", "a token-weighted purity is never below the overall majority share"),
+    ("hubert", "*_dev_z", "diagnostic", "is the model above the majority class at all"),
+    ("hrr_lm", "t6_words_only_*", "diagnostic", "the words-only yardstick of Table 6"),
+    ("hrr_lm", "t6_majority_share", "data", "the share of the most common label"),
+    ("hrr_lm", "t5_cluster*", "printed", "the percentages Table 5 prints"),
+    ("tpr_rnn", "curve_improves", "diagnostic", "a training curve that rises at all: true of almost any run"),
+]
+
+def evidence(c: Claim) -> str:
+    "The evidence class of claim `c`: its `EVIDENCE` entry, else what its transcription says."
+    import re
+    from fnmatch import fnmatchcase
+    hit = next((k for p, pat, k, _ in EVIDENCE if p == c.paper and fnmatchcase(c.claim_id, pat)), None)
+    if hit: return hit
+    if "diagnostic" in c.source or c.note.startswith("Not in the paper"): return "diagnostic"
+    if "derived" in c.source or re.search(r"\bderived\b", c.note, re.I): return "derived"
+    return "qualitative" if c.paper_value is None else "printed"
+
+# %% ../nbs/03a_claims.ipynb #e87beedf
+@dataclass(frozen=True)
+class Guard:
+    "A condition, `rule` over `ours`, `paper` and `ref` (the measured value of claim `ref` of the same paper), without which a claim is inconclusive."
+    ref: str
+    rule: str
+    why: str
+
+@dataclass(frozen=True)
+class PostHoc:
+    "A setting chosen after seeing the claim's check: what, why, and the seeds the choice was made on."
+    setting: str
+    why: str
+    chosen_on: tuple
+
+_NAMES = dict(bert="BERT", bert_lstm="BERT-LSTM", hubert_tf="HUBERT (Transformer)", hubert_lstm="HUBERT (LSTM)")
+_Z = "is not above the majority class of its training task's dev set by 2 standard errors"
+GUARDS = [    # (paper, claim-id glob, Guard); every matching entry applies
+    *[("hubert", pat, Guard(ref, "ref >= 2", f"{who} {_Z}"))
+      for pat, refs in [("hans_bert_[!s]*", ["bert"]), ("hans_hubert_[!s]*", ["hubert_tf"]), ("hubert_minus_bert_*", ["bert", "hubert_tf"]),
+                        ("hubert_lstm_minus_bert", ["bert", "hubert_lstm"]), ("bert_lstm_minus_bert", ["bert", "bert_lstm"])]
+      for ref, who in [(f"{m}_dev_z", _NAMES[m]) for m in refs]],
+    *[("hrr_lm", f"t6_filler?_hit{k}", Guard(f"t6_words_only_hit{k}", "ours > ref + 0.02",
+                                              "not above the words-only yardstick by the claim's own tolerance (0.02)")) for k in (1, 5, 10, 25)],
+    ("hrr_lm", "t6_filler?_purity", Guard("t6_majority_share", "ours > ref + 0.02", "purity not above the majority share by 0.02")),
+    ("tpru", "slices8_gain_diminishes", Guard("slices8_gain_small_n", "ref > 0", "there is no 8-slice gain at the smallest N to diminish")),
+]
+
+_ANNEAL = PostHoc("the quick analysis models anneal filler 2 over 2,400 of 3,000 steps (hrr/11)",
+                  "chosen after side runs on seeds 0 and 1 showed Table 4's split with 2,400 and not with 600", (0, 1))
+POST_HOC = [  # (paper, claim-id glob, PostHoc)
+    ("hubert", "hubert_tf_minus_bert", PostHoc("the quick sources train on all 3,667 MRPC pairs and 4,000 SST-2 sentences (`n_source`; was 1,000)",
+                                               "chosen in side runs after the check failed on MRPC with 1,000 pairs", (0, 1, 2))),
+    ("hrr_lm", "syntax_auc_filler1_minus_filler2", _ANNEAL), ("hrr_lm", "semantic_auc_filler2_minus_filler1", _ANNEAL),
+    ("hrr_lm", "t4_auc_filler*", _ANNEAL),
+    ("tpru", "ptb_tpru_over_lstm_ppl", PostHoc("two extra seeds at each kept rate (tpru/11 quick `extra_seeds`)",
+                                               "added after seed 0 alone failed the 10% check; the mean over seeds 0-2 then passed", (0, 1, 2))),
+]
+
+def guards(c: Claim) -> list[Guard]:
+    "Every `Guard` registered for claim `c`."
+    from fnmatch import fnmatchcase
+    return [g for p, pat, g in GUARDS if p == c.paper and fnmatchcase(c.claim_id, pat)]
+
+def post_hoc(c: Claim) -> PostHoc | None:
+    "The `PostHoc` flag of claim `c`, if its setting was chosen after seeing its check."
+    from fnmatch import fnmatchcase
+    return next((f for p, pat, f in POST_HOC if p == c.paper and fnmatchcase(c.claim_id, pat)), None)

@@ -4,15 +4,16 @@
 
 # %% ../nbs/03_report.ipynb #3879207b
 from __future__ import annotations
-import ast, csv, fcntl, json, os, subprocess, time
+import ast, csv, fcntl, json, math, os, subprocess, time
 from pathlib import Path
 from . import __version__
-from .claims import CLAIMS, PAPERS, Claim, needs
+from .claims import CLAIMS, PAPERS, HEADLINE, Claim, evidence, guards, needs, post_hoc
 from .train import check_profile, device_name
 
 # %% auto #0
-__all__ = ['CSV_COLUMNS', 'eval_rule', 'get_claim', 'project_root', 'git_commit', 'report_dir', 'record', 'load_records',
-           'write_claims_csv', 'report_markdown', 'plot_summary', 'assemble']
+__all__ = ['VERDICTS', 'CSV_COLUMNS', 'eval_rule', 'get_claim', 'project_root', 'git_commit', 'report_dir', 'record', 'sem',
+           'verdict', 'load_records', 'judged', 'write_claims_csv', 'report_markdown', 'plot_summary', 'plot_paper',
+           'assemble']
 
 # %% ../nbs/03_report.ipynb #a1eaa659
 _OK = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Load, ast.Constant,
@@ -20,16 +21,16 @@ _OK = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name
        ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 _FUNCS = {"abs": abs, "min": min, "max": max}
 
-def eval_rule(rule: str, ours: float, paper: float | None) -> bool:
-    "Evaluate a claim's `rule` with `ours` and `paper` bound; only a small arithmetic/comparison language is allowed."
+def eval_rule(rule: str, ours: float, paper: float | None, **names: float) -> bool:
+    "Evaluate a claim's `rule` with `ours`, `paper` (and any other `names`, e.g. a guard's `ref`) bound; only a small arithmetic/comparison language is allowed."
     tree = ast.parse(rule, mode="eval")
     for n in ast.walk(tree):
-        if not isinstance(n, _OK) or (isinstance(n, ast.Name) and n.id not in ("ours", "paper", *_FUNCS)) \
+        if not isinstance(n, _OK) or (isinstance(n, ast.Name) and n.id not in ("ours", "paper", *names, *_FUNCS)) \
            or (isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _FUNCS)):
             raise ValueError(f"rule {rule!r}: {type(n).__name__} is not allowed in a rule")
     if paper is None and any(isinstance(n, ast.Name) and n.id == "paper" for n in ast.walk(tree)):
         raise ValueError(f"rule {rule!r} uses `paper`, but this claim has no paper value")
-    return bool(eval(compile(tree, "<rule>", "eval"), {"__builtins__": {}}, {"ours": ours, "paper": paper, **_FUNCS}))
+    return bool(eval(compile(tree, "<rule>", "eval"), {"__builtins__": {}}, {"ours": ours, "paper": paper, **names, **_FUNCS}))
 
 def get_claim(paper: str, claim_id: str) -> Claim:
     "The registered claim `claim_id` of `paper`, with a helpful error."
@@ -61,16 +62,17 @@ def report_dir(profile: str) -> Path:
     return Path(os.environ.get("TPR_NB_REPORT_DIR") or project_root() / "reports" / check_profile(profile))
 
 def record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, wall_s: float,
-           device: str | None = None, note: str = "", out: Path | None = None) -> dict:
-    "Record our measurement of a claim; return the record, with `holds` decided by the claim's rule."
+           device: str | None = None, note: str = "", out: Path | None = None, invalid: str = "", per_seed=None) -> dict:
+    "Record our measurement of a claim; return the record, with `holds` decided by the claim's rule. `invalid`: why the run behind it cannot count (it diverged, or stopped for a reason other than its stopping rule); `per_seed`: the value on each seed, when `ours` aggregates several."
     c = get_claim(paper, claim_id)
     ours = float(ours)
     rule = c.rule_for(check_profile(profile))
     rec = dict(paper=paper, experiment=c.experiment, claim_id=claim_id, metric=c.metric, source=c.source,
-               paper_value=c.paper_value, ours=ours, holds="yes" if eval_rule(rule, ours, c.paper_value) else "no",
+               paper_value=c.paper_value, ours=ours, holds="" if rule is None else "yes" if math.isfinite(ours) and eval_rule(rule, ours, c.paper_value) else "no",
                rule=rule, profile=profile, seeds=list(seeds) if hasattr(seeds, "__iter__") else [seeds],
                device=device or device_name(), wall_s=round(float(wall_s), 1), version=__version__,
-               commit=git_commit(), note=note, time=time.strftime("%Y-%m-%dT%H:%M:%S"), notebook=os.environ.get("TPR_NB_NOTEBOOK", ""))
+               commit=git_commit(), note=note, time=time.strftime("%Y-%m-%dT%H:%M:%S"), notebook=os.environ.get("TPR_NB_NOTEBOOK", ""),
+               invalid=invalid, per_seed=None if per_seed is None else [float(v) for v in per_seed])
     f = Path(out or report_dir(profile)) / "metrics" / f"{paper}__{c.experiment}.json"
     f.parent.mkdir(parents=True, exist_ok=True)
     with open(f.parent / ".lock", "w") as lk:               # one read-modify-write at a time (concurrent runs, workers)
@@ -85,42 +87,93 @@ def _read_json(f: Path, default=None):
     try: return json.loads(f.read_text())
     except json.JSONDecodeError as e: raise ValueError(f"{f} is damaged ({e}): restore it from git or delete it and re-run its notebook") from e
 
+# %% ../nbs/03_report.ipynb #4d2cfed5
+VERDICTS = ("holds", "fails", "inconclusive", "invalid")
+
+def sem(values) -> float | None:
+    "Standard error of the mean of `values` (None for fewer than two)."
+    v = [float(x) for x in values or []]
+    if len(v) < 2: return None
+    m = sum(v) / len(v)
+    return math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1) / len(v))
+
+def verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
+    "The verdict on claim `c` given its record `rec` and all records `recs` (keyed by (paper, claim_id)), and why."
+    ours, rule = rec["ours"], rec["rule"]
+    if rule is None: return "reference", "a yardstick for other claims' guards"
+    if rec.get("invalid"): return "invalid", rec["invalid"]
+    if not math.isfinite(ours): return "invalid", f"the measured value is {ours}"
+    ph = post_hoc(c)
+    if ph and set(rec["seeds"]) & set(ph.chosen_on):
+        return "inconclusive", (f"post hoc: {ph.setting}, {ph.why}; measured on seed(s) {sorted(set(rec['seeds']) & set(ph.chosen_on))} "
+                                f"of those it was chosen on, not yet on fresh ones")
+    for g in guards(c):
+        ref = recs.get((c.paper, g.ref))
+        if ref is None: return "inconclusive", f"{g.ref} (which the guard '{g.rule}' reads) is not measured"
+        if not eval_rule(g.rule, ours, c.paper_value, ref=ref["ours"]): return "inconclusive", f"{g.why} ({g.ref} = {ref['ours']:.4g})"
+    s = sem(rec.get("per_seed"))
+    if s and eval_rule(rule, ours - s, c.paper_value) != eval_rule(rule, ours + s, c.paper_value):
+        return "inconclusive", f"the rule decides differently within one standard error ({s:.3g}, {len(rec['per_seed'])} seeds) of ours"
+    return ("holds", "") if eval_rule(rule, ours, c.paper_value) else ("fails", "")
+
 # %% ../nbs/03_report.ipynb #75e3b917
-CSV_COLUMNS = ["paper", "experiment", "claim_id", "metric", "paper_value", "ours", "holds", "profile", "seeds", "device", "wall_s"]
+CSV_COLUMNS = ["paper", "experiment", "claim_id", "evidence", "metric", "paper_value", "ours", "holds", "verdict", "why", "post_hoc",
+               "profile", "seeds", "device", "wall_s", "commit"]
 
 def load_records(folder: Path) -> dict:
     "All records under `folder/metrics`, keyed by (paper, claim_id)."
     recs = {}
     for f in sorted((Path(folder) / "metrics").glob("*.json")):
-        for r in _read_json(f): recs[(r["paper"], r["claim_id"])] = r
+        for r in _read_json(f): recs[(r["paper"], r["claim_id"])] = {"invalid": "", **r, "rule": r.get("rule")}
     return recs
 
 def _fmt(v):
     if v is None or v == "": return "–"
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
+def judged(recs: dict) -> dict:
+    "(verdict, why) of every measured claim, keyed like `recs`."
+    return {(c.paper, c.claim_id): verdict(c, recs[(c.paper, c.claim_id)], recs) for c in CLAIMS if (c.paper, c.claim_id) in recs}
+
 def write_claims_csv(path: Path, recs: dict, profile: str):
-    "One row per registered claim, measured or not."
+    "One row per registered claim, measured or not (`verdict` empty when not measured)."
+    vs = judged(recs)
     with open(path, "w", newline="") as fh:
         w = csv.DictWriter(fh, CSV_COLUMNS); w.writeheader()
         for c in CLAIMS:
-            r = recs.get((c.paper, c.claim_id))
-            w.writerow(dict(paper=c.paper, experiment=c.experiment, claim_id=c.claim_id, metric=c.metric,
+            r = recs.get((c.paper, c.claim_id)); vd, why = vs.get((c.paper, c.claim_id), ("", ""))
+            ph = post_hoc(c)
+            w.writerow(dict(paper=c.paper, experiment=c.experiment, claim_id=c.claim_id, evidence=evidence(c), metric=c.metric,
                             paper_value="" if c.paper_value is None else c.paper_value,
-                            ours=r["ours"] if r else "", holds=r["holds"] if r else "no", profile=profile,
+                            ours=r["ours"] if r else "", holds=r["holds"] if r else "", verdict=vd, why=why,
+                            post_hoc=f"{ph.setting}: {ph.why}" if ph else "", profile=profile,
                             seeds=" ".join(map(str, r["seeds"])) if r else "", device=r["device"] if r else "",
-                            wall_s=r["wall_s"] if r else ""))
+                            wall_s=r["wall_s"] if r else "", commit=r.get("commit", "") if r else ""))
 
 # %% ../nbs/03_report.ipynb #f0be7376
+def _counts(keys, vs) -> str:
+    n = {k: 0 for k in (*VERDICTS, "not measured")}
+    for k in keys: n[vs[k][0] if k in vs else "not measured"] += 1
+    return " | ".join(str(n[k]) for k in n)
+
 def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) -> str:
-    "The text of REPORT.md: per paper, measured claims beside the paper's numbers, then what is not measured and why."
-    n_meas = len(recs); n_hold = sum(r["holds"] == "yes" for r in recs.values())
+    "The text of REPORT.md: a headline of reproductions by verdict, then per paper the measured claims beside the paper's numbers, the other evidence classes apart, and what is not measured and why."
+    vs = judged(recs)
     stale = {Path(r["notebook"]).name for r in runs or [] if r["status"] != "ok"}   # their records come from an older, good run
+    commits = sorted({r.get("commit", "unknown") for r in recs.values()})
+    head = lambda p=None: [(c.paper, c.claim_id) for c in CLAIMS if evidence(c) in HEADLINE and (p is None or c.paper == p)]
     L = [f"# tpr_nb reproduction report: profile `{profile}`", "",
-         f"{n_meas} of {len(CLAIMS)} registered claims measured; {n_hold} hold at this profile. "
-         f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb repro`; package {__version__}, commit {git_commit()}.", "",
-         "`holds` is decided by the rule registered with each claim (`tpr_nb.claims`), never by hand. "
-         "Claims not yet measured count as not holding.", ""]
+         f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb repro`; package {__version__}, commit {git_commit()}. "
+         f"Its {len(recs)} records come from commit(s) {', '.join(f'`{h}`' for h in commits) or '–'}"
+         + (" (`+dirty`: made from a tree with uncommitted changes)." if any(h.endswith("+dirty") for h in commits) else "."), "",
+         "Each verdict is decided by the rules registered with the claim (`tpr_nb.claims`, `tpr_nb.report.verdict`), never by hand: "
+         "`holds`/`fails` by the claim's rule; `inconclusive` when a model it depends on is not above chance, when its setting was "
+         "chosen after seeing it (post hoc) and it has not been re-measured on fresh seeds, or when the rule decides differently "
+         "within one standard error over seeds; `invalid` when the run behind it diverged. The headline counts only reproductions "
+         "(claims the paper prints, derives or states); this project's diagnostics, identity checks (true by construction) and data "
+         "statistics are listed apart and not counted.", "",
+         "## Headline: reproductions by verdict", "", "| paper | holds | fails | inconclusive | invalid | not measured |", "|---|---:|---:|---:|---:|---:|"]
+    L += [f"| {p} | {_counts(head(p), vs)} |" for p in PAPERS] + [f"| **all** | {_counts(head(), vs)} |", ""]
     if runs is not None and not runs:
         L += ["No experiment notebook ran: none exists yet, or `--only` matched none.", ""]
     if runs:
@@ -128,17 +181,25 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) ->
         L += [f"| {r['notebook']} | {r['status']} | {r['wall_s']:.0f} | {r.get('error', '')[:200]} |" for r in runs] + [""]
     for p in PAPERS:
         claims = [c for c in CLAIMS if c.paper == p]
-        mine = [(c, recs[(p, c.claim_id)]) for c in claims if (p, c.claim_id) in recs]
-        L += [f"## {p}", "", f"{len(mine)} of {len(claims)} claims measured, {sum(r['holds'] == 'yes' for _, r in mine)} hold.", ""]
-        if mine:
-            L += ["| experiment | claim | source | metric | paper | ours | holds | rule | seeds | device | wall s |",
-                  "|---|---|---|---|---:|---:|---|---|---|---|---:|"]
-            L += [f"| {c.experiment} | {c.claim_id} | {c.source} | {c.metric} | {_fmt(c.paper_value)} | {_fmt(r['ours'])} "
-                  f"| **{r['holds']}**{' (stale: ' + r['notebook'] + ' failed since)' if r.get('notebook') in stale else ''} "
-                  f"| `{r['rule']}` | {' '.join(map(str, r['seeds']))} | {r['device']} | {r['wall_s']:.0f} |"
-                  for c, r in mine]
-            notes = [f"- `{c.claim_id}`: {r['note']}" for c, r in mine if r.get("note")]
-            L += [""] + (["Notes:", *notes, ""] if notes else [])
+        mine = [(c, recs[(p, c.claim_id)], *vs[(p, c.claim_id)]) for c in claims if (p, c.claim_id) in recs]
+        L += [f"## {p}", "", f"Reproductions: {_counts(head(p), vs)} (holds | fails | inconclusive | invalid | not measured).", ""]
+        L += [f"![{p}: ours against the paper's, by verdict](claims_{p}.png)", ""]
+        for title, classes in [("Reproductions", HEADLINE), ("Diagnostics (this project's own checks)", ("diagnostic",)),
+                               ("Identity checks (true by construction: property tests, not reproductions)", ("identity",)),
+                               ("Data statistics", ("data",))]:
+            rows = [m for m in mine if evidence(m[0]) in classes]
+            if not rows: continue
+            L += [f"### {title}", "", "| experiment | claim | evidence | source | metric | paper | ours | verdict | why | rule | seeds | commit |",
+                  "|---|---|---|---|---|---:|---:|---|---|---|---|---|"]
+            for c, r, vd, why in rows:
+                flag = (" (post hoc)" if post_hoc(c) else "") + (f" (stale: {r['notebook']} failed since)" if r.get("notebook") in stale else "")
+                L.append(f"| {c.experiment} | {c.claim_id} | {evidence(c)} | {c.source} | {c.metric} | {_fmt(c.paper_value)} | {_fmt(r['ours'])} "
+                         f"| **{vd}**{flag} | {why.replace('|', '/')} | `{r['rule']}` | {' '.join(map(str, r['seeds']))} | {r.get('commit', '')} |")
+            L.append("")
+        flagged = {(ph.setting, ph.why) for c, *_ in mine if (ph := post_hoc(c))}
+        if flagged: L += ["Post-hoc settings (chosen after seeing the check; `tpr_nb.claims.POST_HOC`):", ""] + [f"- {s}: {w}." for s, w in sorted(flagged)] + [""]
+        notes = [f"- `{c.claim_id}`: {r['note']}" for c, r, *_ in mine if r.get("note")]
+        L += (["Notes:", *notes, ""] if notes else [])
         todo = {}                                   # (experiment, what it needs) -> number of claims not measured
         for c in claims:
             if (p, c.claim_id) in recs: continue
@@ -149,26 +210,52 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) ->
                   "| experiment | claims | needs |", "|---|---:|---|"] + [f"| {e} | {n} | {why} |" for (e, why), n in todo.items()] + [""]
     return "\n".join(L)
 
+# %% ../nbs/03_report.ipynb #341601d3
+_COLOURS = dict(holds="tab:green", fails="tab:red", inconclusive="tab:orange", invalid="black")
+
 def plot_summary(recs: dict, path: Path):
-    "Bar chart of claims per paper: holding, not holding, not measured."
+    "Bar chart of the reproductions (printed, derived, qualitative claims) per paper, by verdict."
     import matplotlib; matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-    cnt = {p: [0, 0, 0] for p in PAPERS}
+    vs = judged(recs); cnt = {p: dict.fromkeys([*VERDICTS, "not measured"], 0) for p in PAPERS}
     for c in CLAIMS:
-        r = recs.get((c.paper, c.claim_id))
-        cnt[c.paper][0 if r and r["holds"] == "yes" else 1 if r else 2] += 1
+        if evidence(c) in HEADLINE: cnt[c.paper][vs.get((c.paper, c.claim_id), ("not measured",))[0]] += 1
     fig, ax = plt.subplots(figsize=(6, 2.8)); left = [0] * len(PAPERS)
-    for i, (lab, col) in enumerate([("holds", "tab:green"), ("does not hold", "tab:red"), ("not measured", "lightgrey")]):
-        vals = [cnt[p][i] for p in PAPERS]
+    for lab, col in [*_COLOURS.items(), ("not measured", "lightgrey")]:
+        vals = [cnt[p][lab] for p in PAPERS]
         ax.barh(PAPERS, vals, left=left, color=col, label=lab); left = [a + b for a, b in zip(left, vals)]
-    ax.set(xlabel="claims"); ax.legend(fontsize=7, loc="lower right"); fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
+    ax.set(xlabel="reproduction claims"); ax.legend(fontsize=7, loc="lower right"); fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
+
+def plot_paper(recs: dict, paper: str, path: Path):
+    "Every measured claim of `paper` that has a paper value: ours against the paper's (symmetric-log axes), coloured by verdict; the others as a strip of ours by verdict."
+    import matplotlib; matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    vs = judged(recs)
+    pts = [(c, recs[(paper, c.claim_id)]["ours"], vs[(paper, c.claim_id)][0]) for c in CLAIMS
+           if c.paper == paper and (paper, c.claim_id) in recs and vs[(paper, c.claim_id)][0] in VERDICTS]
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw=dict(width_ratios=[2, 1]))
+    for vd, col in _COLOURS.items():
+        xy = [(c.paper_value, o, evidence(c) in HEADLINE) for c, o, v in pts if v == vd and c.paper_value is not None and math.isfinite(o)]
+        for head, mk in ((True, "o"), (False, "x")):
+            sel = [(x, y) for x, y, h in xy if h == head]
+            if sel: ax.scatter(*zip(*sel), s=14, c=col, marker=mk, label=f"{vd}{'' if head else ' (not a reproduction)'}")
+        other = [o for c, o, v in pts if v == vd and c.paper_value is None and math.isfinite(o)]
+        if other: bx.scatter(other, [VERDICTS.index(vd)] * len(other), s=14, c=col)
+    lim = [min([0] + [min(c.paper_value, o) for c, o, _ in pts if c.paper_value is not None and math.isfinite(o)]),
+           max([1] + [max(c.paper_value, o) for c, o, _ in pts if c.paper_value is not None and math.isfinite(o)])]
+    ax.plot(lim, lim, c="grey", lw=0.8, ls=":"); ax.set_xscale("symlog", linthresh=1); ax.set_yscale("symlog", linthresh=1)
+    ax.set(xlabel="paper's value", ylabel="ours", title=f"{paper}: claims with a paper value"); ax.legend(fontsize=6)
+    bx.set_xscale("symlog", linthresh=1); bx.set(yticks=range(len(VERDICTS)), yticklabels=VERDICTS, xlabel="ours",
+                                                  title="no paper value (qualitative)")
+    fig.tight_layout(); fig.savefig(path, dpi=90); plt.close(fig)
 
 def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None = None) -> Path:
-    "Write `REPORT.md`, `claims.csv` and `claims.png` for `profile` into `folder` (default: its report dir)."
+    "Write `REPORT.md`, `claims.csv`, `claims.png` and one `claims_<paper>.png` per paper for `profile` into `folder` (default: its report dir)."
     folder = Path(folder or report_dir(profile)); folder.mkdir(parents=True, exist_ok=True)
     if runs is None and (folder / "runs.json").exists(): runs = json.loads((folder / "runs.json").read_text())
     recs = {k: r for k, r in load_records(folder).items() if r["profile"] == profile}
     write_claims_csv(folder / "claims.csv", recs, profile)
     plot_summary(recs, folder / "claims.png")
-    (folder / "REPORT.md").write_text(report_markdown(recs, profile, runs) + "\n\n![claims per paper](claims.png)\n")
+    for p in PAPERS: plot_paper(recs, p, folder / f"claims_{p}.png")
+    (folder / "REPORT.md").write_text(report_markdown(recs, profile, runs) + "\n\n![reproductions per paper, by verdict](claims.png)\n")
     return folder / "REPORT.md"
