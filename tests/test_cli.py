@@ -64,3 +64,23 @@ def test_prose_refreshes_executed_copies_and_names_stale_ones(tmp_path, capsys):
     same = nbformat.read(out / "notebooks" / "a/10_same.ipynb", as_version=4)
     assert same.cells[0].source == "# new prose" and same.cells[2].outputs[0]["text"] == "1\n"
     assert nbformat.read(out / "notebooks" / "b/10_moved.ipynb", as_version=4).cells[0].source == "# old prose"
+
+def test_figures_saves_every_png_of_the_executed_copies(tmp_path, capsys):
+    "`tpr-nb figures`: each executed copy's image/png outputs become reports/<profile>/figures/<paper>/<stem>-<k>.png; stale ones go."
+    import base64, io, nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+    from PIL import Image
+    def png(w):
+        b = io.BytesIO(); Image.new("RGB", (w, 2)).save(b, "PNG"); return base64.b64encode(b.getvalue()).decode()
+    out = tmp_path / "reports" / "quick"
+    for name, widths in [("urn/10_dyck.ipynb", [3, 4, 5]), ("tpru/11_lm.ipynb", []), ("tpru/11_lm.failed.ipynb", [6])]:
+        cells = [new_code_cell("plot()", outputs=[new_output("display_data", data={"image/png": png(w)})]) for w in widths]
+        (out / "notebooks" / name).parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(new_notebook(cells=[new_code_cell("1", outputs=[new_output("stream", text="1\n")])] + cells), out / "notebooks" / name)
+    (out / "figures" / "tpru").mkdir(parents=True); (out / "figures" / "tpru" / "11_lm-1.png").write_bytes(b"stale")
+    assert main(["figures", "--out", str(out)]) == 0
+    assert "3 figures  urn/10_dyck.ipynb" in capsys.readouterr().out
+    got = sorted(str(p.relative_to(out / "figures")) for p in (out / "figures").rglob("*.png"))
+    assert got == ["urn/10_dyck-1.png", "urn/10_dyck-2.png", "urn/10_dyck-3.png"]      # no stale 11_lm-1, nothing from .failed
+    assert [Image.open(out / "figures" / g).size[0] for g in got] == [3, 4, 5]
+    assert main(["figures", "--out", str(out), "--only", "nothing_matches"]) == 2

@@ -13,8 +13,8 @@ from .report import assemble, project_root
 from .train import PROFILES, check_profile
 
 # %% auto #0
-__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'run_notebook', 'read_runs', 'write_runs', 'locked', 'repro',
-           'refresh_prose', 'main']
+__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'save_figures', 'executed_notebooks', 'run_notebook', 'read_runs',
+           'write_runs', 'locked', 'repro', 'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -32,6 +32,28 @@ def experiment_notebooks(nbs: Path, only: str | None = None, skip: Path | None =
     if only:
         found = [p for p in found if fnmatch.fnmatch(str(p.relative_to(nbs)), only) or only in str(p.relative_to(nbs))]
     return found
+
+# %% ../nbs/04_cli.ipynb #dcd097d0
+def save_figures(executed: Path, folder: Path) -> list[Path]:
+    "Write every `image/png` output of the executed notebook `executed` to `folder/<stem>-<k>.png` (k = 1, 2, ... in output order), removing its older figures there first."
+    import base64, re, nbformat
+    nb, stem, folder = nbformat.read(str(executed), as_version=4), Path(executed).stem, Path(folder)
+    mine = re.compile(rf"{re.escape(stem)}-\d+\.png")
+    for p in (folder.iterdir() if folder.is_dir() else []):
+        if mine.fullmatch(p.name): p.unlink()
+    pngs = [o["data"]["image/png"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    saved = []
+    for k, b64 in enumerate(pngs, 1):
+        folder.mkdir(parents=True, exist_ok=True); p = folder / f"{stem}-{k}.png"
+        p.write_bytes(base64.b64decode(b64 if isinstance(b64, str) else "".join(b64))); saved.append(p)
+    return saved
+
+def executed_notebooks(folder: Path, only: str | None = None) -> list[Path]:
+    "The executed copies under `folder` (no `.failed`/`.running` ones), sorted, filtered by `only` as `experiment_notebooks` filters."
+    found = [p for p in sorted(Path(folder).rglob("*.ipynb")) if not p.name.endswith((".failed.ipynb", ".running.ipynb"))
+             and ".ipynb_checkpoints" not in p.parts]
+    rel = lambda p: str(p.relative_to(folder))
+    return [p for p in found if not only or fnmatch.fnmatch(rel(p), only) or only in rel(p)]
 
 # %% ../nbs/04_cli.ipynb #26974475
 INLINE = "module://matplotlib_inline.backend_inline"
@@ -104,6 +126,7 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
                 write_runs(out, runs + [dict(notebook=str(rel), status="interrupted", wall_s=0.0, error="KeyboardInterrupt", output="")])
                 raise
             r.update(notebook=str(rel), output=_rel(r["output"], root)); runs.append(r)
+            if r["status"] == "ok": save_figures(out / "notebooks" / rel, out / "figures" / rel.parent)
             write_runs(out, runs)
             print(f"[{profile}] {rel}: {r['status']} in {r['wall_s']:.0f} s {r['error']}", flush=True)
         merged = write_runs(out, runs)
@@ -167,6 +190,16 @@ def _prose_cmd(a) -> int:
     if stale: print(f"\n{len(stale)} executed notebooks have older code and were left as they are: {', '.join(stale)}")
     return 1 if stale else 0
 
+def _figures_cmd(a) -> int:
+    root = project_root(); out = Path(a.out or root / "reports" / a.profile); ex = out / "notebooks"
+    found = executed_notebooks(ex, a.only)
+    if not found: raise ValueError(f"no executed notebook under {ex} matches {a.only!r}")
+    with locked(out):
+        for nb in found:
+            saved = save_figures(nb, out / "figures" / nb.relative_to(ex).parent)
+            print(f"{len(saved):3d} figures  {nb.relative_to(ex)}")
+    return 0
+
 def _report_cmd(a) -> int:
     print(assemble(a.profile, a.out)); return 0
 
@@ -189,6 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("--only", default=None, help="glob or substring of the notebook path under nbs/")
     q.add_argument("--nbs", default=None, type=Path); q.add_argument("--out", default=None, type=Path)
     q.set_defaults(fn=_prose_cmd)
+    f = sub.add_parser("figures", help="save every figure of the executed notebooks as PNG under reports/<profile>/figures/<paper>/")
+    f.add_argument("--profile", default="quick", choices=PROFILES)
+    f.add_argument("--only", default=None, help="glob or substring of the notebook path under notebooks/")
+    f.add_argument("--out", default=None, type=Path, help="the report folder (default reports/<profile>)")
+    f.set_defaults(fn=_figures_cmd)
     s = sub.add_parser("report", help="assemble REPORT.md and claims.csv from recorded results")
     s.add_argument("--profile", default="quick", choices=PROFILES); s.add_argument("--out", default=None, type=Path)
     s.set_defaults(fn=_report_cmd)
