@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 # %% auto #0
 __all__ = ['PAPERS', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT', 'CLAIMS', 'NEEDS', 'EVIDENCE_CLASSES', 'HEADLINE', 'EVIDENCE',
-           'GUARDS', 'POST_HOC', 'Claim', 'table', 'tpru_vs_gru_diagnostic', 'needs', 'evidence', 'Guard', 'PostHoc',
-           'guards', 'post_hoc']
+           'GUARDS', 'POST_HOC', 'SPREADS', 'Claim', 'table', 'tpru_vs_gru_diagnostic', 'needs', 'evidence', 'Guard',
+           'PostHoc', 'spread', 'guards', 'post_hoc']
 
 # %% ../nbs/03a_claims.ipynb #f883b38e
 PAPERS = ("tpru", "hrr_lm", "tpr_rnn", "urn", "hubert")
@@ -1300,6 +1300,18 @@ POST_HOC = [  # (paper, claim-id glob, PostHoc)
     ("tpru", "ptb_tpru_over_lstm_ppl", PostHoc("two extra seeds at each kept rate (tpru/11 quick `extra_seeds`)",
                                                "added after seed 0 alone failed the 10% check; the mean over seeds 0-2 then passed", (0, 1, 2))),
 ]
+
+SPREADS = [  # (paper, claim-id glob, standard deviation over seeds, where the project measured it)
+    ("hubert", "hubert_tf_minus_bert", 3.43, "hubert/11 at quick, its 'no harm' table: HUBERT - BERT on MRPC over seeds 0-2 "
+                                             "(reports/quick/notebooks/hubert/11_transfer.ipynb)"),
+    ("tpru", "ptb_tpru_over_lstm_ppl", 0.014, "tpru/11 at quick: TPRU / LSTM test perplexity 1.106, 1.101, 1.080 on seeds 0-2 "
+                                              "(reports/quick/notebooks/tpru/11_language_model.ipynb)"),
+]
+
+def spread(c: Claim) -> tuple[float, str] | None:
+    "The run-to-run standard deviation the project has measured for claim `c`, and where, if registered."
+    from fnmatch import fnmatchcase
+    return next(((sd, src) for p, pat, sd, src in SPREADS if p == c.paper and fnmatchcase(c.claim_id, pat)), None)
 
 def guards(c: Claim) -> list[Guard]:
     "Every `Guard` registered for claim `c`."

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast, csv, fcntl, json, math, os, subprocess, time
 from pathlib import Path
 from . import __version__
-from .claims import CLAIMS, PAPERS, HEADLINE, Claim, evidence, guards, needs, post_hoc
+from .claims import CLAIMS, PAPERS, HEADLINE, Claim, evidence, guards, needs, post_hoc, spread
 from .train import check_profile, device_name
 
 # %% auto #0
@@ -111,9 +111,11 @@ def verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
         ref = recs.get((c.paper, g.ref))
         if ref is None: return "inconclusive", f"{g.ref} (which the guard '{g.rule}' reads) is not measured"
         if not eval_rule(g.rule, ours, c.paper_value, ref=ref["ours"]): return "inconclusive", f"{g.why} ({g.ref} = {ref['ours']:.4g})"
-    s = sem(rec.get("per_seed"))
+    s, src = sem(rec.get("per_seed")), f"{len(rec.get('per_seed') or [])} seeds"
+    if s is None and spread(c):                                   # no per-seed values: the spread the project measured elsewhere
+        sd, where = spread(c); s, src = sd / math.sqrt(len(rec["seeds"])), f"SD {sd:g} over seeds measured in {where}, {len(rec['seeds'])} seed(s) here"
     if s and eval_rule(rule, ours - s, c.paper_value) != eval_rule(rule, ours + s, c.paper_value):
-        return "inconclusive", f"the rule decides differently within one standard error ({s:.3g}, {len(rec['per_seed'])} seeds) of ours"
+        return "inconclusive", f"the rule decides differently within one standard error ({s:.3g}; {src}) of ours"
     return ("holds", "") if eval_rule(rule, ours, c.paper_value) else ("fails", "")
 
 # %% ../nbs/03_report.ipynb #75e3b917
@@ -163,7 +165,7 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) ->
     commits = sorted({r.get("commit", "unknown") for r in recs.values()})
     head = lambda p=None: [(c.paper, c.claim_id) for c in CLAIMS if evidence(c) in HEADLINE and (p is None or c.paper == p)]
     L = [f"# tpr_nb reproduction report: profile `{profile}`", "",
-         f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb repro`; package {__version__}, commit {git_commit()}. "
+         f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb`; package {__version__}, commit {git_commit()}. "
          f"Its {len(recs)} records come from commit(s) {', '.join(f'`{h}`' for h in commits) or '–'}"
          + (" (`+dirty`: made from a tree with uncommitted changes)." if any(h.endswith("+dirty") for h in commits) else "."), "",
          "Each verdict is decided by the rules registered with the claim (`tpr_nb.claims`, `tpr_nb.report.verdict`), never by hand: "
@@ -244,7 +246,8 @@ def plot_paper(recs: dict, paper: str, path: Path):
     lim = [min([0] + [min(c.paper_value, o) for c, o, _ in pts if c.paper_value is not None and math.isfinite(o)]),
            max([1] + [max(c.paper_value, o) for c, o, _ in pts if c.paper_value is not None and math.isfinite(o)])]
     ax.plot(lim, lim, c="grey", lw=0.8, ls=":"); ax.set_xscale("symlog", linthresh=1); ax.set_yscale("symlog", linthresh=1)
-    ax.set(xlabel="paper's value", ylabel="ours", title=f"{paper}: claims with a paper value"); ax.legend(fontsize=6)
+    ax.set(xlabel="paper's value", ylabel="ours", title=f"{paper}: claims with a paper value")
+    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=6)
     bx.set_xscale("symlog", linthresh=1); bx.set(yticks=range(len(VERDICTS)), yticklabels=VERDICTS, xlabel="ours",
                                                   title="no paper value (qualitative)")
     fig.tight_layout(); fig.savefig(path, dpi=90); plt.close(fig)
