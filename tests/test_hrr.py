@@ -6,7 +6,7 @@ from tpr_nb.hrr.model import HRREmbedding, HRRLM, hrr_scores
 from tpr_nb.hrr.chunk_model import ChunkHRR, chunk_targets
 from tpr_nb.hrr.data import chunk_spans
 from tpr_nb.hrr.evaluation import knn_hit_rate, relatedness, purity
-from tpr_nb.hrr.training import stream_batches, perplexity
+from tpr_nb.lm import stream_batches, perplexity
 
 seeds = st.integers(0, 2**31 - 1)
 

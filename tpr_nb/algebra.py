@@ -9,9 +9,8 @@ import torch
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['bind', 'tpr', 'unbind', 'dual_basis', 'random_basis', 'reduced_bind', 'reduced_unbind', 'bind3', 'inner34', 'inner23',
-           'unbind3', 'circular_conv', 'circular_corr', 'hrr_involution', 'hrr_inverse', 'hrr_recovery',
-           'isometric_penalty', 'double_soft_orthogonality']
+__all__ = ['bind', 'tpr', 'unbind', 'random_basis', 'reduced_bind', 'reduced_unbind', 'bind3', 'inner34', 'inner23', 'unbind3',
+           'circular_conv', 'circular_corr', 'hrr_recovery', 'isometric_penalty', 'double_soft_orthogonality']
 
 # %% ../nbs/00_algebra.ipynb #dbb78b8f
 def bind(f: Tensor, r: Tensor) -> Tensor:
@@ -25,12 +24,6 @@ def tpr(F: Tensor, R: Tensor) -> Tensor:
 def unbind(T: Tensor, u: Tensor) -> Tensor:
     "Tensor inner product $T u$: the filler bound to the role whose dual vector is `u` (`(..., d_r)` or `(..., d_r, m)`)."
     return (T @ u.unsqueeze(-1)).squeeze(-1) if u.dim() == T.dim() - 1 else T @ u
-
-def dual_basis(R: Tensor) -> Tensor:
-    "Unbinding vectors $U = R (R^\\top R)^{-1}$, so that $U^\\top R = I$; needs linearly independent columns."
-    d, n = R.shape[-2:]
-    if n > d: raise ValueError(f"dual_basis: {n} roles in {d} dimensions are linearly dependent; need n <= d")
-    return torch.linalg.pinv(R).transpose(-1, -2)
 
 # %% ../nbs/00_algebra.ipynb #b8e38cec
 def random_basis(d: int, n: int, kind: str = "gaussian", generator: torch.Generator | None = None,
@@ -48,11 +41,11 @@ def random_basis(d: int, n: int, kind: str = "gaussian", generator: torch.Genera
 
 # %% ../nbs/00_algebra.ipynb #de90dba7
 def reduced_bind(R: Tensor, f: Tensor) -> Tensor:
-    "Reduced TPR $b = R f$ for batched coefficients `f` `(..., N)` and roles `R` `(d, N)` -> `(..., d)`."
+    "Reduced TPR $b = R f$ for batched coefficients `f` `(..., N)` and roles `R` `(..., d, N)` -> `(..., d)`."
     return f @ R.transpose(-1, -2)
 
 def reduced_unbind(U: Tensor, b: Tensor) -> Tensor:
-    "Coefficients $f = U^\\top b$ of a reduced TPR `b` `(..., d)` with unbinding vectors `U` `(d, N)`."
+    "Coefficients $f = U^\\top b$ of a reduced TPR `b` `(..., d)` with unbinding vectors `U` `(..., d, N)`."
     return b @ U
 
 # %% ../nbs/00_algebra.ipynb #d5d177f8
@@ -83,14 +76,6 @@ def circular_corr(x: Tensor, y: Tensor) -> Tensor:
     d = x.shape[-1]
     return torch.fft.irfft(torch.fft.rfft(x, n=d).conj() * torch.fft.rfft(y, n=d), n=d)
 
-def hrr_involution(x: Tensor) -> Tensor:
-    "Approximate inverse $x^*_i = x_{-i \\bmod d}$: convolving with it is correlating with `x`."
-    return torch.roll(torch.flip(x, dims=[-1]), shifts=1, dims=-1)
-
-def hrr_inverse(x: Tensor, eps: float = 0.0) -> Tensor:
-    "Exact inverse $\\mathcal F^{-1}(1/\\mathcal F x)$; `eps` regularises near-zero frequencies."
-    X = torch.fft.rfft(x)
-    return torch.fft.irfft(X.conj() / (X.abs() ** 2 + eps), n=x.shape[-1])
 
 # %% ../nbs/00_algebra.ipynb #df2ae71d
 def hrr_recovery(d: int, m: int, vocab: int = 1000, trials: int = 20,

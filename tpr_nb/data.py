@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_data.ipynb #b032c73f
 from __future__ import annotations
-import hashlib, os, shutil, tarfile, tempfile, urllib.request, warnings, zipfile, random
+import hashlib, os, re, shutil, tarfile, tempfile, urllib.request, warnings, zipfile, random
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +17,9 @@ __all__ = ['BABI_TASKS', 'LM_FILES', 'GLUE_COLUMNS', 'WORD_CATEGORIZATION', 'Dat
            'cache_dir', 'dataset_info', 'file_entry', 'sha256_file', 'git_blob_file', 'verify_file', 'download',
            'locate', 'FileStatus', 'data_check', 'Vocab', 'check_ids', 'pad', 'length_mask', 'bucket_batches',
            'lm_batches', 'babi_tokens', 'parse_babi', 'load_babi', 'load_lm_corpus', 'load_conll2000',
-           'load_hrr_chunks', 'load_ud_ewt', 'load_glue', 'load_hans', 'load_logical_entailment', 'load_linzen_testset',
-           'load_word_similarity', 'load_google_analogy', 'load_msr_analogy', 'load_word_categorization']
+           'load_hrr_chunks', 'load_ud_ewt', 'lm_vocab', 'ptb_vocab', 'sentence_ids', 'stream_ids', 'ptb_token',
+           'load_glue', 'load_hans', 'load_logical_entailment', 'load_linzen_testset', 'load_word_similarity',
+           'load_google_analogy', 'load_msr_analogy', 'load_word_categorization']
 
 # %% ../nbs/01_data.ipynb #4fff96bc
 class DataMissingError(FileNotFoundError):
@@ -295,6 +296,34 @@ def load_ud_ewt(split: str) -> Dataset:
         for k, i in [("tokens", 1), ("upos", 3), ("feats", 5), ("deprel", 7)]: cols[k].append([r[i] for r in rows])
         cols["head"].append([int(r[6]) for r in rows])
     return Dataset.from_dict(cols)
+
+# %% ../nbs/01_data.ipynb #b6349272
+def lm_vocab(corpus: str = "ptb") -> Vocab:
+    "The words of an LM corpus's training split (`ptb`: Mikolov's 10k, `<unk>` and `<eos>` included; or `wikitext-2`) after `<pad>` = 0."
+    return Vocab([t for s in load_lm_corpus(corpus, "train")["tokens"] for t in s])
+
+def ptb_vocab() -> Vocab:
+    "PTB's 10k words (including `<unk>` and `<eos>`) after `<pad>` = 0."
+    return lm_vocab("ptb")
+
+def sentence_ids(split: str, vocab: Vocab, limit: int | None = None, corpus: str = "ptb") -> list[list[int]]:
+    "The sentences (lines) of an LM corpus's split as id lists, each ending in `<eos>`."
+    sents = load_lm_corpus(corpus, split)["tokens"]
+    return [vocab.encode(s) for s in sents[:limit]]
+
+def stream_ids(split: str, vocab: Vocab, limit: int | None = None, corpus: str = "ptb") -> torch.Tensor:
+    "The split as one token stream (sentences joined, each ending in `<eos>`)."
+    return torch.tensor([i for s in sentence_ids(split, vocab, limit, corpus) for i in s])
+
+_NUMBER = re.compile(r"^[+-]?[\d.,/:\\-]*\d[\d.,/:\\-]*$")
+
+def ptb_token(tok: str, vocab: Vocab) -> str | None:
+    "A raw WSJ token as Mikolov's PTB writes it; None for punctuation (which PTB drops)."
+    t = tok.lower()
+    if _NUMBER.match(t): return "N"
+    if not any(ch.isalnum() for ch in t): return None
+    return t if t in vocab else "<unk>"
+
 
 # %% ../nbs/01_data.ipynb #747e040b
 GLUE_COLUMNS = {  # task: (first sentence, second sentence or None, label); None label = unlabelled test split

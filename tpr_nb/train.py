@@ -17,8 +17,9 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['PROFILES', 'RUN_KEY_IGNORE', 'Config', 'check_profile', 'profile_config', 'seed_everything', 'device_name',
            'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'latest_checkpoint',
-           'load_checkpoint', 'DivergedError', 'BudgetStop', 'TrainConfig', 'train_fingerprint', 'fit', 'map_runs',
-           'run_key', 'save_run', 'cached_run', 'run_unit', 'read_log', 'plot_curves']
+           'load_checkpoint', 'count_params', 'to_device', 'DivergedError', 'BudgetStop', 'TrainConfig',
+           'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run', 'run_unit', 'read_log',
+           'plot_curves']
 
 # %% ../nbs/02_train.ipynb #cfa9894d
 PROFILES = ("smoke", "quick", "long", "full")
@@ -157,6 +158,16 @@ def load_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimiz
         raise CheckpointError(f"checkpoint {path} is incomplete or from another optimiser ({type(e).__name__}: {e}). "
                               f"Delete {path} to start the run afresh.") from e
 
+# %% ../nbs/02_train.ipynb #5e46e204
+def count_params(m: nn.Module) -> int:
+    "Number of trainable parameters (buffers and frozen parameters are not counted)."
+    return sum(p.numel() for p in m.parameters() if p.requires_grad)
+
+def to_device(batch, device):
+    "`batch` (a tensor, or a dict, list or tuple of them; other values pass through) with every tensor on `device`."
+    from accelerate.utils import send_to_device
+    return send_to_device(batch, device)
+
 # %% ../nbs/02_train.ipynb #de58ad3e
 class DivergedError(FloatingPointError):
     "The loss became NaN/inf after warm-up, or more often during warm-up than `nan_restarts` allows."
@@ -233,7 +244,6 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
         evaluate: Callable[[nn.Module], dict], cfg: TrainConfig, tag: str = "") -> tuple[nn.Module, list[dict]]:
     "Train `make_model(seed)` on `batches(epoch)`; return the model with its best weights and the evaluation history (`tag`: the model's settings, part of the checkpoint's fingerprint)."
     from accelerate import Accelerator
-    from accelerate.utils import send_to_device
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
     out = Path(cfg.out_dir) if cfg.out_dir else None
     if out: out.mkdir(parents=True, exist_ok=True)
@@ -256,7 +266,7 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
             acc.print(f"resumed from {ck} at step {st['step']}")
         keep = {}                                             # the best weights, in memory, for runs without out_dir
         try:
-            history = _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device, keep, history)
+            history = _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, keep, history)
             break
         except DivergedError:
             if st["step"] >= cfg.warmup_steps or restarts >= cfg.nan_restarts: raise
@@ -271,7 +281,7 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
     return acc.unwrap_model(model), history
 
 # %% ../nbs/02_train.ipynb #62d0e6d0
-def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_device, keep, history):
+def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, keep, history):
     t0 = time.time() - (history[-1]["time"] if history else 0.0)
     bar = tqdm(total=cfg.max_steps, initial=st["step"], disable=not cfg.progress or not acc.is_main_process,
                desc="train", mininterval=1.0)
@@ -281,7 +291,7 @@ def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, send_to_devi
         for batch in epoch_batches[st["pos"]:]:
             model.train()
             for g in opt.param_groups: g["lr"] = cfg.lr * g.get("lr_scale", 1.0) * st["scale"] * warmup_factor(st["step"], cfg.warmup_steps, cfg.warmup_factor, cfg.warmup_kind)
-            loss, metrics = loss_fn(model, send_to_device(batch, acc.device))
+            loss, metrics = loss_fn(model, to_device(batch, acc.device))
             if not torch.isfinite(loss): raise DivergedError(f"loss {loss.item()} at step {st['step']}")
             opt.zero_grad(set_to_none=True)
             acc.backward(loss)

@@ -11,7 +11,7 @@ from ..algebra import circular_conv, circular_corr, isometric_penalty
 from ..data import check_ids
 
 # %% auto #0
-__all__ = ['HRREmbedding', 'anneal_alphas', 'hrr_scores', 'LSTMLM', 'HRRLM', 'count_params', 'word_vectors']
+__all__ = ['HRREmbedding', 'anneal_alphas', 'hrr_scores', 'LSTMLM', 'HRRLM', 'word_vectors']
 
 # %% ../../nbs/hrr/00_model.ipynb #07856192
 class HRREmbedding(nn.Module):
@@ -93,10 +93,6 @@ class HRRLM(LSTMLM):
         return super().forward(ids, state)
 
 # %% ../../nbs/hrr/00_model.ipynb #db0c34f9
-def count_params(m: nn.Module) -> int:
-    "Trainable parameters."
-    return sum(p.numel() for p in m.parameters() if p.requires_grad)
-
 def word_vectors(m: nn.Module) -> dict[str, Tensor]:
     "The embedding spaces to evaluate: the baseline's `E`; for an HRR model `filler1`, `filler2`, ..., the composite, and `fillers` (all spaces side by side)."
     with torch.no_grad():

@@ -8,8 +8,7 @@ import math
 from collections import Counter
 import torch
 import pandas as pd
-from ..data import Vocab, load_ud_ewt, pad
-from ..hrr.data import ptb_token
+from ..data import Vocab, load_ud_ewt, pad, ptb_token
 
 # %% auto #0
 __all__ = ['tagged_sentences', 'selected_roles', 'pmi_table', 'word_contexts']

@@ -12,10 +12,13 @@ import torch.nn.functional as Fn
 from torch import Tensor
 from torch.autograd.function import once_differentiable
 from fastcore.basics import patch
+from ..algebra import reduced_bind, reduced_unbind
+from ..data import length_mask
+from ..train import count_params   # the size Table 1 compares; the notebooks of this paper import it from here too
 
 # %% auto #0
 __all__ = ['VARIANTS', 'square_normalise', 'TPRUCell', 'tpru_step', 'fuse_step', 'time_loop', 'TPRUScan', 'reverse_padded',
-           'TPRU', 'count_params', 'paper_params']
+           'TPRU', 'paper_params']
 
 # %% ../../nbs/tpru/00_cell.ipynb #048c832f
 VARIANTS = ("ours", "mod1", "mod2", "mod3")
@@ -60,14 +63,14 @@ class TPRUCell(nn.Module):
 def _slice_proj(V: Tensor, U: Tensor, K: int) -> Tensor:
     "The slice-wise unbinding map: $x \\mapsto [U_k^\\top (V x)_k]_k$ as one `in x (K N)` matrix."
     d, N = U.shape
-    Vk = V.T.reshape(V.shape[1], K, d // K)                        # in, K, d/K
-    return torch.einsum("ikd,kdn->ikn", Vk, U.reshape(K, d // K, N)).reshape(V.shape[1], K * N)
+    Vk = V.T.reshape(V.shape[1], K, d // K).transpose(0, 1)        # K, in, d/K: the columns of V, cut into slices
+    return reduced_unbind(U.reshape(K, d // K, N), Vk).transpose(0, 1).reshape(V.shape[1], K * N)
 
 def _bind(f: Tensor, RT: Tensor) -> Tensor:
     "Eq. 6 per slice: $\\tilde b = [R_k f^k]_k$ for fillers `f` (B, K, N) and roles `RT` = $R_k^\\top$ (K, N, d/K)."
     B, K, N = f.shape
-    if K == 1: return f.reshape(B, N) @ RT[0]
-    return torch.bmm(f.transpose(0, 1), RT).transpose(0, 1).reshape(B, -1)
+    if K == 1: return reduced_bind(RT[0].mT, f.reshape(B, N))
+    return reduced_bind(RT.mT, f.transpose(0, 1)).transpose(0, 1).reshape(B, -1)
 
 def _step_parts(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Tensor,
                 softmax: bool, eps: float) -> tuple[Tensor, Tensor, Tensor, Tensor]:
@@ -145,7 +148,7 @@ class TPRUScan(torch.autograd.Function):
             g = G[t]
             dBT[t] = delta * g                                                       # gate (Eq. 2)
             dZ[t, :, :d] = delta * (BT[t] - Bp[t]) * g * (1 - g)
-            df = (dBT[t].reshape(B, K, 1, d // K) @ RT.transpose(1, 2)).squeeze(2) + d_fills[:, t]   # bind (Eq. 6)
+            df = reduced_unbind(RT.transpose(1, 2), dBT[t].reshape(B, K, 1, d // K)).squeeze(2) + d_fills[:, t]   # bind (Eq. 6)
             f = F[t]
             inner = (df * f).sum(-1, keepdim=True)
             if ctx.softmax: du = dfb = f * (df - inner)
@@ -230,7 +233,7 @@ class TPRU(nn.Module):
         lengths = torch.full((B,), T, device=x.device) if lengths is None else torch.as_tensor(lengths, device=x.device)
         if lengths.shape != (B,) or int(lengths.min()) < 1 or int(lengths.max()) > T:
             raise ValueError(f"lengths must be {B} values in 1..{T} (the input's steps); got {lengths.tolist()[:8]}")
-        mask = torch.arange(T, device=x.device) < lengths[:, None]
+        mask = length_mask(lengths, T)
         h_n, fills = [], []
         for l in range(self.num_layers):
             outs = []
@@ -245,10 +248,6 @@ class TPRU(nn.Module):
         return (out, torch.stack(h_n), fills) if return_fillers else (out, torch.stack(h_n))
 
 # %% ../../nbs/tpru/00_cell.ipynb #efcfccc0
-def count_params(m: nn.Module) -> int:
-    "Number of trainable parameters (buffers such as $E$ are not counted)."
-    return sum(p.numel() for p in m.parameters() if p.requires_grad)
-
 def paper_params(kind: str, d: int, d_in: int, layers: int = 2) -> int:
     "Table 1's parameter formula (no biases), summed over `layers` layers whose first input has size `d_in`."
     a, b = dict(tpru=(4, 2), gru=(3, 3), lstm=(4, 4))[kind]

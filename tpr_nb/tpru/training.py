@@ -13,17 +13,17 @@ import torch.nn.functional as Fn
 from torch import Tensor
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from ..train import TrainConfig, fit, Config
-from .cell import TPRU, count_params
+from ..train import count_params, to_device
+from .cell import TPRU
 from . import entailment as ent
-from ..data import load_logical_entailment
-from ..hrr.data import lm_vocab, stream_ids
-from ..hrr.training import StreamLoss, stream_batches, perplexity
+from ..data import load_logical_entailment, length_mask, lm_vocab, stream_ids
+from ..lm import StreamLoss, stream_batches, perplexity
 
 # %% auto #0
-__all__ = ['ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL', 'ENTAIL_UNIT', 'LANG', 'make_rnn', 'Encoder', 'length_mask', 'stack_pair',
-           'max_pool', 'EntailmentModel', 'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec',
-           'classify', 'grad_norm', 'accuracies', 'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr',
-           'tried_lrs', 'search_lr', 'bracketed', 'load_rnnlm']
+__all__ = ['ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL', 'ENTAIL_UNIT', 'LANG', 'make_rnn', 'Encoder', 'stack_pair', 'max_pool',
+           'EntailmentModel', 'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec', 'classify',
+           'grad_norm', 'accuracies', 'run_entailment', 'mean_nll', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs',
+           'search_lr', 'bracketed', 'load_rnnlm']
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
 def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0,
@@ -52,10 +52,6 @@ class Encoder(nn.Module):
         return out, None
 
 # %% ../../nbs/tpru/03_training.ipynb #a48e7461
-def length_mask(lengths: Tensor, T: int) -> Tensor:
-    "(B, T) booleans: True at the real time steps of sequences of `lengths`."
-    return torch.arange(T, device=lengths.device)[None, :] < lengths[:, None]
-
 def stack_pair(a: Tensor, b: Tensor) -> Tensor:
     "`a` (B, Ta, ...) over `b` (B, Tb, ...) in one batch of 2B rows, both zero-padded to max(Ta, Tb) steps."
     T = max(a.shape[1], b.shape[1])
@@ -162,7 +158,7 @@ def classify(model: nn.Module, batches: list[dict]) -> dict:
     model.eval(); dev = next(model.parameters()).device
     right, loss, n = 0, 0.0, 0
     for b in batches:
-        b = {k: v.to(dev) for k, v in b.items()}
+        b = to_device(b, dev)
         logits = model(b)
         right += (logits.argmax(-1) == b["label"]).sum().item(); n += len(b["label"])
         loss += Fn.cross_entropy(logits, b["label"], reduction="sum").item()
@@ -172,7 +168,7 @@ def grad_norm(model: nn.Module, batch: dict) -> float:
     "The norm of the loss gradient on one batch (for watching stability; leaves `.grad` untouched)."
     model.train(); dev = next(model.parameters()).device
     with torch.enable_grad():
-        b = {k: v.to(dev) for k, v in batch.items()}
+        b = to_device(batch, dev)
         ps = [p for p in model.parameters() if p.requires_grad]
         gs = torch.autograd.grad(Fn.cross_entropy(model(b), b["label"]), ps, allow_unused=True)
     return torch.sqrt(sum((g * g).sum() for g in gs if g is not None)).item()

@@ -10,7 +10,7 @@ from ..data import check_ids
 
 # %% auto #0
 __all__ = ['n_generator_params', 'skew', 'evolve', 'URN', 'orthogonality_error', 'skew_error', 'norm_drift', 'composition_error',
-           'rotation_angles', 'mean_turn', 'LSTMTagger', 'count_params']
+           'rotation_angles', 'mean_turn', 'LSTMTagger']
 
 # %% ../../nbs/urn/00_model.ipynb #b51f2a04
 def n_generator_params(n: int) -> int:
@@ -125,7 +125,3 @@ class LSTMTagger(nn.Module):
 
     def states(self, tokens: Tensor) -> Tensor: return self.lstm(self.embed(tokens))[0]
     def forward(self, tokens: Tensor) -> Tensor: return self.readout(self.states(tokens))
-
-def count_params(model: nn.Module) -> int:
-    "Trainable parameters."
-    return sum(p.numel() for p in model.parameters() if p.requires_grad)

@@ -11,7 +11,8 @@ import torch.nn.functional as Fn
 from torch import nn, Tensor
 from ..train import TrainConfig, fit, Config
 from ..data import bucket_batches
-from .model import URN, LSTMTagger, count_params
+from ..train import count_params, to_device
+from .model import URN, LSTMTagger
 from .dyck import dyck_data, CLOSE_IDS
 
 # %% auto #0
@@ -68,7 +69,7 @@ def dyck_closing(model: nn.Module, data: dict, batch_size: int = 1024) -> dict:
     close = torch.tensor(CLOSE_IDS, device=dev)
     ok, losses = [], []
     for i in range(0, len(data["tokens"]), batch_size):
-        b = {k: data[k][i : i + batch_size].to(dev) for k in ("tokens", "targets", "attractors")}
+        b = to_device({k: data[k][i : i + batch_size] for k in ("tokens", "targets", "attractors")}, dev)
         logits = model(b["tokens"])
         losses.append(Fn.cross_entropy(logits.flatten(0, 1), b["targets"].flatten(), ignore_index=0, reduction="sum"))
         pred = close[logits[..., close].argmax(-1)]
@@ -134,7 +135,7 @@ def agreement_scores(model: nn.Module, data: dict, batch_size: int = 512) -> dic
     correct, loss = torch.zeros(len(data["labels"]), dtype=torch.bool), 0.0
     for idx in bucket_batches(data["lengths"].tolist(), batch_size, shuffle=False):
         idx = torch.tensor(idx)
-        b = {k: v.to(dev) for k, v in _trim(data, idx).items()}
+        b = to_device(_trim(data, idx), dev)
         logits = last_logits(model, b["tokens"], b["lengths"])
         loss += Fn.cross_entropy(logits, b["labels"], reduction="sum").item()
         correct[idx] = (logits.argmax(-1) == b["labels"]).cpu()          # back in the data's order
