@@ -10,9 +10,9 @@ TPR_NB_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export TPR_NB_DATA
 export MPLBACKEND ?= Agg
 
-.PHONY: install repro test check-clean nbtest pytest readme prepare export clean-nbs
+.PHONY: install browser repro test check-clean nbtest pytest readme prepare export clean-nbs docs
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed browser
 $(VENV)/.installed: settings.ini setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
@@ -20,8 +20,24 @@ $(VENV)/.installed: settings.ini setup.py
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $@
 
+## headless Chromium for the browser check of tests/test_docs.py: the Debian package, installed once where apt-get runs as
+## root; elsewhere that check skips, naming the binary it looked for (the checks that need no browser always run)
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium (apt-get) for tests/test_docs.py"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  { apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 || \
+	    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1; }; } || \
+	  echo "warning: could not install chromium: the browser check of tests/test_docs.py will skip"; \
+	else echo "note: no chromium, and apt-get cannot run as root here: the browser check of tests/test_docs.py will skip"; fi
+
+## the documentation site (nbdev_docs needs Quarto): nbs/ and the committed reports as static HTML in _docs/
+docs: $(VENV)/.installed
+	$(PY) -m tpr_nb.docs --out _docs
+
 ## the main job: the reproduction at PROFILE (default quick) into reports/$(PROFILE)/
-repro: install
+repro: $(VENV)/.installed
 	$(BIN)/tpr-nb repro --profile $(PROFILE) $(if $(ONLY),--only "$(ONLY)",)
 
 ## the test suite: export/clean leave no diff, every notebook at the smoke profile, then pytest

@@ -1,0 +1,145 @@
+"""`make docs`: the static site builds from the notebooks and the committed reports; every internal link and image of it
+resolves (always checked), and headless Chromium loads the home page and an executed experiment page with every figure."""
+import fcntl, json, os, select, shutil, subprocess, time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+import pytest
+from tpr_nb.docs import MARK, build_site, check_site, collect_pages
+from tpr_nb.report import project_root
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason=f"no Chromium binary on PATH (looked for {', '.join(BROWSERS)}): "
+                                    "`make install` installs the Debian package chromium where apt-get can run as root")
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory, worker_id):
+    "The project's site, built once per test run: under pytest-xdist the workers share one build (pytest-xdist's recipe, with a lock)."
+    if worker_id == "master":
+        out = tmp_path_factory.mktemp("site") / "_docs"; return out, build_site(out, quiet=True)
+    shared = tmp_path_factory.getbasetemp().parent          # this run's folder, common to its workers
+    out, record = shared / "docs_site" / "_docs", shared / "docs_site.json"
+    with open(shared / "docs_site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.exists(): record.write_text(json.dumps(build_site(out, quiet=True)))
+        return out, json.loads(record.read_text())
+
+class _Hrefs(HTMLParser):
+    def __init__(self): super().__init__(); self.hrefs = []
+    def handle_starttag(self, tag, attrs): self.hrefs += [v for k, v in attrs if tag == "a" and k == "href" and v]
+
+def test_site_links_every_page_and_nothing_dangles(site):
+    out, done = site
+    assert done["broken"] == [], done["broken"]                  # every relative link of the sources names a file
+    assert check_site(out) == []                                 # every href/src of the site resolves; every image decodes
+    assert (out / MARK).exists() and done["seconds"] < 300, done
+    pages = collect_pages(project_root())
+    assert {str(pg.out) for pg in pages} == {str(p.relative_to(out)) for p in out.rglob("*.html")}
+    p = _Hrefs(); p.feed((out / "index.html").read_text())
+    linked = {os.path.normpath(unquote(urlsplit(h).path)) for h in p.hrefs if not urlsplit(h).scheme}
+    assert {str(pg.out) for pg in pages if str(pg.out) != "index.html"} <= linked   # the home page links every page
+    executed = [pg for pg in pages if pg.src.parts[0] == "reports" and pg.src.suffix == ".ipynb"]
+    reports = [pg for pg in pages if pg.src.name == "REPORT.md"]
+    assert executed and reports, "no committed report to render"
+    for r in reports:                                            # REPORT.md's links to its notebooks and figures are rewritten
+        html = (out / r.out).read_text()
+        assert ".ipynb\"" not in html and ".md\"" not in html
+
+def _above(fd: int, low: int) -> int:
+    "`fd` moved to a descriptor number >= `low`."
+    new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, low); os.close(fd); return new
+
+class Chromium:
+    "Headless Chromium driven through the DevTools protocol on a pipe (`--remote-debugging-pipe`: fd 3 in, fd 4 out), no extra package."
+    def __init__(self, profile_dir: Path):
+        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--remote-debugging-pipe",
+                 f"--user-data-dir={profile_dir}", "--host-resolver-rules=MAP * ~NOTFOUND", "about:blank"]   # no network: CDN scripts fail at once
+        to_r, self._to_w = os.pipe(); self._from_r, from_w = os.pipe()
+        to_r, from_w = (_above(fd, 10) for fd in (to_r, from_w))      # so that placing them at 3 and 4 cannot overwrite one another
+        def at_3_and_4(): os.dup2(to_r, 3); os.dup2(from_w, 4)        # in the child: dup2 leaves 3 and 4 inheritable, all else closes on exec
+        self.proc = subprocess.Popen([CHROMIUM, *flags], preexec_fn=at_3_and_4, close_fds=False,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_r); os.close(from_w)
+        self._n, self._buf, self.events = 0, b"", []
+
+    def _read(self, deadline: float) -> dict:
+        while b"\0" not in self._buf:
+            if not select.select([self._from_r], [], [], max(0.0, deadline - time.time()))[0]: raise TimeoutError("Chromium did not answer")
+            chunk = os.read(self._from_r, 1 << 20)
+            if not chunk: raise RuntimeError("Chromium closed its DevTools pipe")
+            self._buf += chunk
+        msg, self._buf = self._buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def send(self, method: str, params: dict | None = None, session: str | None = None, timeout: float = 60) -> dict:
+        self._n += 1; msg = dict(id=self._n, method=method, params=params or {}, **({"sessionId": session} if session else {}))
+        os.write(self._to_w, json.dumps(msg).encode() + b"\0")
+        deadline = time.time() + timeout
+        while True:
+            m = self._read(deadline)
+            if m.get("id") == self._n:
+                if "error" in m: raise RuntimeError(f"{method}: {m['error']}")
+                return m["result"]
+            self.events.append(m)
+
+    def wait_event(self, method: str, session: str, timeout: float = 60) -> dict:
+        deadline = time.time() + timeout
+        while True:
+            for i, m in enumerate(self.events):
+                if m.get("method") == method and m.get("sessionId") == session: return self.events.pop(i)
+            self.events.append(self._read(deadline))
+
+    def load(self, url: str, expression: str) -> tuple:
+        "Open `url` in a new tab, wait for its load event: (the value of the JavaScript `expression`, awaited; the URLs whose loading failed)."
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        s = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.send("Page.enable", session=s); self.send("Network.enable", session=s)
+        self.send("Page.navigate", {"url": url}, session=s)
+        self.wait_event("Page.loadEventFired", s)
+        r = self.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True}, session=s)
+        if "exceptionDetails" in r: raise RuntimeError(r["exceptionDetails"])
+        mine = [m for m in self.events if m.get("sessionId") == s]
+        urls = {m["params"]["requestId"]: m["params"]["request"]["url"] for m in mine if m.get("method") == "Network.requestWillBeSent"}
+        failed = [urls.get(m["params"]["requestId"], "?") for m in mine if m.get("method") == "Network.loadingFailed"]
+        self.events = [m for m in self.events if m.get("sessionId") != s]
+        self.send("Target.closeTarget", {"targetId": target})
+        return r["result"]["value"], failed
+
+    def close(self):
+        self.proc.terminate()
+        try: self.proc.wait(10)
+        except subprocess.TimeoutExpired: self.proc.kill(); self.proc.wait()
+        os.close(self._to_w); os.close(self._from_r)
+
+INSPECT = """(async () => {
+  const imgs = Array.from(document.images);
+  await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
+  return {title: document.title, cells: document.querySelectorAll('.jp-Cell').length,
+          images: imgs.map(i => ({src: i.getAttribute('src').slice(0, 60), width: i.naturalWidth})),
+          sheets: document.querySelectorAll('link[rel=stylesheet]').length,
+          links: Array.from(document.querySelectorAll('a[href]')).map(a => a.href)};
+})()"""
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    b = Chromium(tmp_path_factory.mktemp("chromium-profile")); yield b; b.close()
+
+def _experiment_page(out: Path) -> Path:
+    "An executed experiment notebook's page with figures (URN Dyck when the quick report has it)."
+    pages = sorted(out.glob("reports/*/notebooks/*/*.html"), key=lambda p: (p.parts[-2:] != ("urn", "10_dyck.html"), str(p)))
+    return next(p for p in pages if "<img" in p.read_text())
+
+@needs_chromium
+@pytest.mark.parametrize("which", ["home", "experiment"])
+def test_chromium_loads_every_figure_and_every_link_resolves(site, browser, which):
+    out, _ = site
+    page = out / "index.html" if which == "home" else _experiment_page(out)
+    got, failed = browser.load(page.resolve().as_uri(), INSPECT)
+    assert got["cells"] > 0 and got["title"] and got["sheets"], got["title"]
+    assert [u for u in failed if u.startswith("file:")] == []                               # every file the page loads (stylesheets, images) is there
+    if which == "experiment": assert got["images"], f"{page} shows no figure"
+    assert [i for i in got["images"] if i["width"] == 0] == []                               # every figure decoded and drawn
+    local = [urlsplit(h) for h in got["links"] if h.startswith("file:")]
+    assert local and [h.path for h in local if not Path(unquote(h.path)).is_file()] == []      # every internal link opens a file...
+    assert all(Path(unquote(h.path)).resolve().is_relative_to(out.resolve()) for h in local)  # ...of the site
