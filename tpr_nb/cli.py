@@ -230,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("report", help="assemble REPORT.md and claims.csv from recorded results")
     s.add_argument("--profile", default="quick", choices=PROFILES); s.add_argument("--out", default=None, type=Path)
     s.set_defaults(fn=_report_cmd)
+    from tpr_nb.demo import add_demo_parser; add_demo_parser(sub)        # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)
     a = p.parse_args(argv)
     try: return a.fn(a)
     except (KeyError, ValueError, FileNotFoundError) as e:

@@ -15,10 +15,11 @@ from safetensors.torch import save_file, load_file
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['PROFILES', 'RUN_KEY_IGNORE', 'Config', 'check_profile', 'profile_config', 'seed_everything', 'device_name',
-           'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'latest_checkpoint',
-           'load_checkpoint', 'count_params', 'to_device', 'DivergedError', 'BudgetStop', 'TrainConfig',
-           'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run', 'run_unit', 'read_log',
+__all__ = ['PROFILES', 'RUN_KEY_IGNORE', 'MODEL_JSON', 'MODEL_WEIGHTS', 'Config', 'check_profile', 'profile_config',
+           'seed_everything', 'device_name', 'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError',
+           'save_checkpoint', 'latest_checkpoint', 'load_checkpoint', 'count_params', 'to_device', 'DivergedError',
+           'BudgetStop', 'TrainConfig', 'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run',
+           'run_unit', 'ModelFileError', 'build', 'model_spec', 'save_model', 'model_folder', 'load_model', 'read_log',
            'plot_curves']
 
 # %% ../nbs/02_train.ipynb #cfa9894d
@@ -256,6 +257,7 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
     while True:
         seed_everything(cfg.seed + 1000 * restarts)
         model = make_model(cfg.seed + 1000 * restarts)
+        if out and getattr(model, "_spec", None): _write_json(out / MODEL_JSON, model_spec(model))   # how to rebuild it, beside its weights
         opt = make_optimizer(param_groups(model, cfg.lr_scales), cfg.optimizer, cfg.lr, tuple(cfg.betas), cfg.weight_decay, cfg.momentum)
         model, opt = acc.prepare(model, opt)
         st = dict(step=0, epoch=0, pos=0, best=None, best_step=0, bad_evals=0, scale=1.0, halved=False, restarts=restarts, config=fp)
@@ -385,6 +387,119 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
     f.parent.mkdir(parents=True, exist_ok=True); tmp = f.with_suffix(".tmp")
     tmp.write_text(json.dumps(dict(rec, unit=key), indent=1)); os.replace(tmp, f)
     return dict(rec, unit=key, cached=False)
+
+# %% ../nbs/02_train.ipynb #4374a10b
+class ModelFileError(CheckpointError):
+    "A kept model cannot be loaded: its files are missing or damaged, or its weights do not fit the model its JSON describes."
+
+MODEL_JSON, MODEL_WEIGHTS = "model.json", "best.safetensors"
+
+def _to_json(v, where: str):
+    "A constructor argument as JSON: built modules as `{'__module__': call}`, dtypes as `{'__dtype__': name}`."
+    if isinstance(v, nn.Module):
+        if getattr(v, "_spec", None) is None: raise ValueError(f"{where}: a module argument must come from build() too, so it can be rebuilt; got a bare {type(v).__name__}")
+        return {"__module__": {k: v._spec[k] for k in ("call", "kwargs")}}
+    if isinstance(v, torch.dtype): return {"__dtype__": str(v).removeprefix("torch.")}
+    if isinstance(v, (list, tuple)): return [_to_json(x, where) for x in v]
+    if isinstance(v, dict): return {str(k): _to_json(x, f"{where}[{k!r}]") for k, x in v.items()}
+    if v is None or isinstance(v, (bool, int, float, str)): return v
+    raise ValueError(f"{where}: a {type(v).__name__} cannot be kept as JSON (numbers, strings, lists, dicts, dtypes and built modules can)")
+
+def _resolve(call: str):
+    "The class or function named `module:qualname`, which must live in `tpr_nb`."
+    import importlib
+    mod, _, name = call.partition(":")
+    if not (mod == "tpr_nb" or mod.startswith("tpr_nb.")) or not name:
+        raise ModelFileError(f"{call!r}: a kept model names a class or function of tpr_nb as 'module:qualname'")
+    obj = importlib.import_module(mod)
+    try:
+        for part in name.split("."): obj = getattr(obj, part)
+    except AttributeError: raise ModelFileError(f"{call!r} does not exist in this version of tpr_nb") from None
+    return obj
+
+def _from_json(v):
+    if isinstance(v, dict):
+        if set(v) == {"__module__"}: return _rebuild(v["__module__"])
+        if set(v) == {"__dtype__"}: return getattr(torch, v["__dtype__"])
+        return {k: _from_json(x) for k, x in v.items()}
+    return [_from_json(x) for x in v] if isinstance(v, list) else v
+
+def _rebuild(spec: dict) -> nn.Module:
+    return build(_resolve(spec["call"]), **{k: _from_json(v) for k, v in spec["kwargs"].items()})
+
+def _call_spec(cls: Callable, args, kwargs, info) -> dict:
+    "The call `cls(*args, **kwargs)` as JSON; a `ValueError` saying why when it cannot be rebuilt by name."
+    import inspect
+    call = f"{cls.__module__}:{cls.__qualname__}"
+    if not (cls.__module__ == "tpr_nb" or cls.__module__.startswith("tpr_nb.")) or "<locals>" in cls.__qualname__:
+        raise ValueError(f"{call} is not importable from tpr_nb by name (defined in a notebook or a function?)")
+    sig = inspect.signature(cls)
+    if any(p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) for p in sig.parameters.values()):
+        raise ValueError(f"{call} has positional-only or *args parameters, which cannot be named in JSON")
+    ba = sig.bind(*args, **kwargs); ba.apply_defaults()
+    kw = {}
+    for k, v in ba.arguments.items():
+        if sig.parameters[k].kind == inspect.Parameter.VAR_KEYWORD: kw.update(v)
+        else: kw[k] = v
+    return dict(call=call, kwargs={k: _to_json(v, f"{call}({k}=...)") for k, v in kw.items()}, info=_to_json(info or {}, "info"))
+
+def build(cls: Callable, *args, info: dict | None = None, **kwargs) -> nn.Module:
+    "`cls(*args, **kwargs)`, remembering the call and `info` (what a user needs beside it, e.g. the vocabulary) for `model_spec` when `cls` is a class or factory of `tpr_nb` and its arguments are JSON or built modules."
+    try: spec, why = _call_spec(cls, args, kwargs, info), None
+    except ValueError as e: spec, why = None, str(e)      # e.g. a test double defined in a notebook: it trains, but is not kept
+    model = cls(*args, **kwargs)
+    model._spec, model._spec_why = spec, why              # plain attributes: no parameter, no state-dict entry
+    return model
+
+def model_spec(model: nn.Module) -> dict:
+    "The JSON that rebuilds `model` (class, constructor arguments, `info`); an error saying why when `build` could not keep its call."
+    if getattr(model, "_spec", None) is None:
+        raise ValueError(f"this {type(model).__name__} cannot be rebuilt from JSON: " + getattr(model, "_spec_why", "it was not made by build()"))
+    return dict(format="tpr_nb.model", version=1, **model._spec, weights=MODEL_WEIGHTS)
+
+def _write_json(f: Path, obj):
+    tmp = f.with_name(f.name + ".tmp"); tmp.write_text(json.dumps(obj, indent=1)); os.replace(tmp, f)
+
+def save_model(model: nn.Module, folder: Path, **info) -> Path:
+    "Write `model.json` (its `model_spec`, `info` added) and `best.safetensors` (its weights) into `folder`."
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    spec = model_spec(model); spec["info"] = {**spec["info"], **_to_json(info, "info")}
+    save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, folder / MODEL_WEIGHTS)
+    _write_json(folder / MODEL_JSON, spec)
+    return folder
+
+# %% ../nbs/02_train.ipynb #058a6a89
+def model_folder(key_or_path) -> Path:
+    "The folder of a kept model: `key_or_path` itself (a folder, or a file in it), else the unit `<cache>/units/<key>`."
+    p = Path(key_or_path).expanduser()
+    if p.exists(): return p.parent if p.is_file() else p
+    from tpr_nb.data import cache_dir
+    q = cache_dir() / "units" / str(key_or_path)
+    if q.is_dir(): return q
+    raise ModelFileError(f"no kept model {str(key_or_path)!r}: it is not a folder or file, nor a unit key under {cache_dir() / 'units'}")
+
+def load_model(key_or_path, device: str = "cpu") -> nn.Module:
+    "Rebuild a kept model from its `model.json` and load its `best.safetensors` (a unit key, or a folder); in eval mode."
+    folder = model_folder(key_or_path); f = folder / MODEL_JSON
+    if not f.exists():
+        raise ModelFileError(f"{f} is missing: {folder} has no model configuration (runs trained before configurations were kept "
+                             f"have weights only; build the model by hand and load {folder / MODEL_WEIGHTS} into it)")
+    try: spec = json.loads(f.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ModelFileError(f"{f} is damaged: {e}") from e
+    if not isinstance(spec, dict) or spec.get("format") != "tpr_nb.model" or not {"call", "kwargs"} <= set(spec):
+        raise ModelFileError(f"{f} is not a tpr_nb model configuration (it needs format 'tpr_nb.model', call and kwargs)")
+    w = folder / spec.get("weights", MODEL_WEIGHTS)
+    if not w.exists(): raise ModelFileError(f"{w} is missing: {f} describes the model, but its weights are not beside it")
+    try: weights = load_file(w)
+    except Exception as e: raise ModelFileError(f"{w} is truncated or corrupt ({type(e).__name__}: {e})") from e
+    with torch.random.fork_rng(devices=[]):              # building initialises weights: leave the caller's RNG as it was
+        try: model = _rebuild(spec)
+        except TypeError as e: raise ModelFileError(f"{f}: {spec['call']} does not take these arguments ({e})") from e
+    try: model.load_state_dict(weights)
+    except RuntimeError as e:
+        raise ModelFileError(f"{w} does not fit the model {f} describes ({spec['call']}): " + " ".join(str(e).split())[:600]) from e
+    model._spec = dict(call=spec["call"], kwargs=spec["kwargs"], info=spec.get("info", {}))
+    return model.to(device).eval()
 
 # %% ../nbs/02_train.ipynb #56c4bb78
 def read_log(path) -> list[dict]:

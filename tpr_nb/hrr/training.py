@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 import torch
 from torch import nn
-from ..train import TrainConfig, fit, Config, RUN_KEY_IGNORE, cached_run as train_cached_run
+from ..train import TrainConfig, fit, Config, RUN_KEY_IGNORE, build, cached_run as train_cached_run
 from ..train import count_params
 from ..data import Vocab, pad, bucket_batches, ptb_vocab, sentence_ids, stream_ids
 from ..lm import lm_loss, StreamLoss, sentence_batches, stream_batches, perplexity
@@ -25,10 +25,10 @@ FILLER_FRACTION = {"small": 50 / 650, "medium": 200 / 650, "big": 320 / 650}
 def make_lm(name: str, vocab_size: int, c: Config) -> nn.Module:
     "'baseline', 'fixed_small', 'fixed_medium', 'fixed_big' or 'isometric_big' (the '_cont' suffix only changes the input)."
     name = name.removesuffix("_cont")
-    if name == "baseline": return LSTMLM(vocab_size, c.d, c.n_layers, c.dropout)
+    if name == "baseline": return build(LSTMLM, vocab_size, c.d, c.n_layers, c.dropout)
     basis, _, size = name.partition("_")
     if basis not in ("fixed", "isometric") or size not in FILLER_FRACTION: raise ValueError(f"unknown model {name!r}")
-    return HRRLM(vocab_size, c.d, max(1, round(FILLER_FRACTION[size] * c.d)), 2, basis, c.n_layers, c.dropout, c.anneal_steps)
+    return build(HRRLM, vocab_size, c.d, max(1, round(FILLER_FRACTION[size] * c.d)), 2, basis, c.n_layers, c.dropout, c.anneal_steps)
 
 # %% ../../nbs/hrr/04_training.ipynb #67ff7ff1
 def _train_config(c: Config, seed: int) -> TrainConfig:
@@ -95,7 +95,7 @@ def run_chunk(word: HRRLM, sents: list[dict], valid: list[dict], vocab: Vocab, s
     cfg = TrainConfig(max_steps=c.chunk_steps, eval_every=c.eval_every, lr=c.chunk_lr, optimizer="adam", clip_norm=c.clip_norm,
                       patience=c.get("patience"), time_budget_s=c.get("time_budget_s"), seed=seed, progress=c.get("progress", True))
     def make(s):
-        torch.manual_seed(s); return ChunkHRR(copy.deepcopy(word).train(), c.n_chunk_roles, c.anneal_steps)
+        torch.manual_seed(s); return build(ChunkHRR, copy.deepcopy(word).train(), c.n_chunk_roles, c.anneal_steps)
     return fit(make, lambda ep: chunk_batches(sents, c.batch_size, eos, seed=ep), lambda m, b: chunk_lm_loss(m, b, c.beta), evaluate, cfg)
 
 # %% ../../nbs/hrr/04_training.ipynb #04674b9f

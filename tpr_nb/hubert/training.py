@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools, math, time
 import torch
 from torch import Tensor
-from ..train import TrainConfig, fit, Config, cached_run, RUN_KEY_IGNORE
+from ..train import TrainConfig, fit, Config, cached_run, RUN_KEY_IGNORE, build
 from .model import HUBERT, load_encoder, load_tokenizer, tiny_bert, transfer, hubert_loss
 from .data import TASKS, load_task, subsample, encode, batches, nli_label
 
@@ -32,7 +32,7 @@ HUB = dict(
 # %% ../../nbs/hubert/02_training.ipynb #d5cb02bf
 def make_encoder(c: Config, seed: int = 0):
     "The configured encoder: `tiny_bert` when `c.encoder == 'tiny'`, else the local checkpoint (MiniLM by default)."
-    return tiny_bert(seed=seed) if c.encoder == "tiny" else load_encoder(c.encoder)
+    return build(tiny_bert, seed=seed) if c.encoder == "tiny" else build(load_encoder, None if c.encoder is None else str(c.encoder))
 
 @functools.lru_cache(maxsize=16)
 def _tokenizer(path):
@@ -69,7 +69,7 @@ def run_task(kind: str, task: str, seed: int, c: Config, source: dict | None = N
     steps = c.epochs * math.ceil(len(train["label"]) / c.batch_size)
     def make(s):
         torch.manual_seed(s)
-        m = HUBERT(make_encoder(c, s), len(TASKS[task][0]), kind, c.agg, c.max_len, tpr=c.tpr)
+        m = build(HUBERT, make_encoder(c, s), len(TASKS[task][0]), kind, c.agg, c.max_len, tpr=c.tpr)
         if source is not None: transfer(m, source, parts)
         return m
     def loss_fn(m, b):

@@ -8,7 +8,7 @@ import time
 import torch
 import torch.nn.functional as Fn
 from torch import nn
-from ..train import TrainConfig, fit, Config, DivergedError
+from ..train import TrainConfig, fit, Config, DivergedError, build
 from .model import TPRRNN
 from .babi import story_batches
 
@@ -54,7 +54,8 @@ def babi_train_config(c: Config, seed: int = 0, out_dir: str | None = None) -> T
 def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN, **model_kw) -> tuple[nn.Module, list[dict]]:
     "Train `model_cls` on `data['train']` with early stopping on `data['valid']`; return the best model and the history."
     V, K = len(data["vocab"]), data["max_words"]
-    make_model = lambda s: model_cls(V, K, **model_kw)      # fit seeds torch before each call
+    info = dict(vocab=list(data["vocab"].itos), max_words=K)   # kept with the model (`tpr_nb.train.build`): its word ids and sentence width
+    make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)      # fit seeds torch before each call
     def evaluate(m):
         r = babi_errors(m, data["valid"]); return dict(loss=r["loss"], error=r["error"])
     return fit(make_model, lambda ep: story_batches(data["train"], c.batch_size, seed=seed * 1000 + ep),

@@ -12,7 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as Fn
 from torch import Tensor
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
-from ..train import TrainConfig, fit, Config
+from ..train import TrainConfig, fit, Config, build
 from ..train import count_params, to_device
 from .cell import TPRU
 from . import entailment as ent
@@ -203,7 +203,8 @@ def run_entailment(name: str, seed: int, c: Config, train=None, out_dir: str | N
     arch = c.get("arch", "plain")
     if arch not in ARCHS: raise ValueError(f"unknown architecture {arch!r}: use one of {list(ARCHS)}")
     bi = c.get("bidirectional", False)
-    model, hist = fit(lambda s: ARCHS[arch](kind, V, c.d, n_roles or 1, n_slices, c.hidden, c.dropout, layers, bidirectional=bi),
+    model, hist = fit(lambda s: build(ARCHS[arch], kind, V, c.d, n_roles or 1, n_slices, c.hidden, c.dropout, layers, bidirectional=bi,
+                                      info=dict(tokens=list(ent.ENTAILMENT_TOKENS))),
                       lambda ep: ent.entailment_batches(train, c.batch_size, shuffle=True, seed=seed * 1000 + ep, permute=c.permute),
                       loss, evaluate, cfg, tag=repr((name, arch, layers, bi, c.d, c.hidden, c.dropout, c.n_train, c.data_seed, c.permute)))
     tests = {s: classify(model, ent.entailment_batches(_split(s, c.n_test), c.eval_batch_size, shuffle=False))["acc"] for s in TEST_SETS}
@@ -229,7 +230,8 @@ def run_lm(name: str, seed: int, c: Config) -> dict:
                       plateau_factor=c.get("decay"), patience=c.get("patience"), time_budget_s=c.get("time_budget_s"), seed=seed,
                       progress=c.get("progress", True))
     evaluate = lambda m: dict(ppl=perplexity(m, ev["valid"]), train_nll=mean_nll(m, probe))
-    model, hist = fit(lambda s: RNNLM(kind, len(vocab), c.d, n_roles or 1, 2, c.dropout), lambda ep: train, StreamLoss(), evaluate, cfg)
+    model, hist = fit(lambda s: build(RNNLM, kind, len(vocab), c.d, n_roles or 1, 2, c.dropout, info=dict(vocab=list(vocab.itos))),
+                      lambda ep: train, StreamLoss(), evaluate, cfg)
     return dict(name=name, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0, lr=c.lr,
                 valid_ppl=min(h["ppl"] for h in hist), test_ppl=perplexity(model, ev["test"]), history=hist,
                 state={k: v.cpu() for k, v in model.state_dict().items()})

@@ -9,16 +9,16 @@ import pandas as pd
 import torch
 import torch.nn.functional as Fn
 from torch import nn, Tensor
-from ..train import TrainConfig, fit, Config
+from ..train import TrainConfig, fit, Config, build
 from ..data import bucket_batches
 from ..train import count_params, to_device
 from .model import URN, LSTMTagger
-from .dyck import dyck_data, CLOSE_IDS
+from .dyck import dyck_data, CLOSE_IDS, SYMBOLS
 
 # %% auto #0
-__all__ = ['DYCK', 'AGREEMENT', 'wilson_interval', 'accuracy_by', 'top_bin', 'intervals_overlap', 'plot_accuracy_by', 'dyck_loss',
-           'dyck_closing', 'index_batches', 'make_dyck_model', 'run_dyck', 'last_logits', 'agreement_loss',
-           'agreement_scores', 'agreement_batches', 'make_agreement_model', 'run_agreement']
+__all__ = ['DYCK_UNIT', 'DYCK', 'AGREEMENT', 'wilson_interval', 'accuracy_by', 'top_bin', 'intervals_overlap', 'plot_accuracy_by',
+           'dyck_loss', 'dyck_closing', 'index_batches', 'make_dyck_model', 'run_dyck', 'dyck_unit', 'last_logits',
+           'agreement_loss', 'agreement_scores', 'agreement_batches', 'make_agreement_model', 'run_agreement']
 
 # %% ../../nbs/urn/03_training.ipynb #c1f83e96
 def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -88,16 +88,17 @@ def index_batches(n: int, batch_size: int, seed: int) -> list[Tensor]:
 def make_dyck_model(kind: str, c: Config) -> nn.Module:
     "'urn50', 'urn32' (any 'urn<n>') or 'lstm' for the Dyck task; the LSTM is sized by `c.lstm_hidden`."
     V = 12
-    if kind.startswith("urn"): return URN(V, int(kind[3:]), V)
-    if kind == "lstm": return LSTMTagger(V, c.lstm_embed, c.lstm_hidden, V)
+    info = dict(symbols=list(SYMBOLS))                    # kept with the model (`tpr_nb.train.build`): what its ids stand for
+    if kind.startswith("urn"): return build(URN, V, int(kind[3:]), V, info=info)
+    if kind == "lstm": return build(LSTMTagger, V, c.lstm_embed, c.lstm_hidden, V, info=info)
     raise ValueError(f"unknown model {kind!r}: use urn<n> or lstm")
 
-def _train_config(c: Config, seed: int) -> TrainConfig:
+def _train_config(c: Config, seed: int, out_dir: str | None = None) -> TrainConfig:
     return TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, optimizer="adam", patience=c.get("patience"),
-                       time_budget_s=c.get("time_budget_s"), seed=seed, progress=c.get("progress", True))
+                       time_budget_s=c.get("time_budget_s"), seed=seed, progress=c.get("progress", True), out_dir=out_dir)
 
-def run_dyck(kind: str, seed: int, c: Config) -> dict:
-    "Train one Dyck model; return its facts and its scored test set (and its weights, for the generator analysis)."
+def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
+    "Train one Dyck model (`out_dir`: its checkpoints, best weights and `model.json`); return its facts and its scored test set (and its weights, for the generator analysis)."
     t0 = time.time()
     train = dyck_data(c.n_train, c.n_pairs, c.train_depth, seed=10_000 * seed + 1)
     valid = dyck_data(c.n_valid, c.n_pairs, c.train_depth, seed=10_000 * seed + 2)
@@ -106,13 +107,20 @@ def run_dyck(kind: str, seed: int, c: Config) -> dict:
     batches = lambda ep: [{k: train[k][i] for k in ("tokens", "targets")} for i in index_batches(c.n_train, c.batch_size, 1000 * seed + ep)]
     def evaluate(m):
         r = dyck_closing(m, valid); return {"loss": r["loss"], "closing_acc": 100 * r["correct"].float().mean()}
-    model, hist = fit(lambda s: make_dyck_model(kind, c), batches, dyck_loss, evaluate, _train_config(c, seed))
+    model, hist = fit(lambda s: make_dyck_model(kind, c), batches, dyck_loss, evaluate, _train_config(c, seed, out_dir))
     scores = {k: dyck_closing(model, d) for k, d in tests.items()}
     return dict(kind=kind, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0,
                 train_max_attractors=int(train["attractors"].max()),
                 valid_acc=max(h["closing_acc"] for h in hist), history=hist, scores=scores,
                 **{f"{k}_acc": 100 * r["correct"].float().mean().item() for k, r in scores.items()},
                 state={k: v.cpu() for k, v in model.state_dict().items()})
+
+def dyck_unit(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
+    "`run_dyck` as a resumable unit (`tpr_nb.train.run_unit`): its record, without the per-bracket scores and the weights (those stay in `out_dir`)."
+    return {k: v for k, v in run_dyck(kind, seed, c, out_dir).items() if k not in ("scores", "state")}
+
+DYCK_UNIT = ("n_pairs", "test_pairs", "train_depth", "batch_size", "lr", "n_train", "n_valid", "n_test", "max_steps", "eval_every", "patience",
+             "time_budget_s", "lstm_embed", "lstm_hidden")   # the settings that shape one Dyck unit (its key)
 
 # %% ../../nbs/urn/03_training.ipynb #c208f10a
 def last_logits(model: nn.Module, tokens: Tensor, lengths: Tensor) -> Tensor:
@@ -148,8 +156,8 @@ def agreement_batches(data: dict, batch_size: int, seed: int) -> list[dict]:
 # %% ../../nbs/urn/03_training.ipynb #98f2e71e
 def make_agreement_model(kind: str, vocab_size: int, c: Config) -> nn.Module:
     "A URN (`urn<n>`) or an LSTM for the two-way agreement decision."
-    if kind.startswith("urn"): return URN(vocab_size, int(kind[3:]), 2, exp_dtype=getattr(torch, c.exp_dtype))
-    if kind == "lstm": return LSTMTagger(vocab_size, c.lstm_embed, c.lstm_hidden, 2)
+    if kind.startswith("urn"): return build(URN, vocab_size, int(kind[3:]), 2, exp_dtype=getattr(torch, c.exp_dtype))
+    if kind == "lstm": return build(LSTMTagger, vocab_size, c.lstm_embed, c.lstm_hidden, 2)
     raise ValueError(f"unknown model {kind!r}: use urn<n> or lstm")
 
 def run_agreement(kind: str, seed: int, c: Config, data: dict) -> dict:
