@@ -1,12 +1,16 @@
 """Layering: a paper's modules and notebooks import no other paper's module; a shared module imports no paper.
 
 The papers are the subpackages of `tpr_nb` (`tpr_nb/<paper>/`, notebooks in `nbs/<paper>/`); the shared rooms are the
-modules at the top of `tpr_nb` (algebra, data, train, lm, report, ...). Imports are read with `ast`, relative ones resolved,
-from the exported modules and from every code cell of the papers' notebooks (and the exported cells of the shared ones)."""
+modules at the top of `tpr_nb` (algebra, data, train, lm, report, ...). Above the papers sits a thin application floor,
+`APPS`: entry points that use the papers' trained models (the `demo` command, the shipping of `models/`), as the index
+notebook and the benchmarks do. An application module may import any paper; no paper and no shared room may import an
+application module. Imports are read with `ast`, relative ones resolved, from the exported modules and from every code cell
+of the papers' notebooks (and the exported cells of the shared ones)."""
 import ast, json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+APPS = {"cli": "04_cli", "demo": "06_demo", "models": "05_models"}   # application module -> its notebook
 
 def papers(root: Path) -> set[str]:
     "The paper packages: folders of `tpr_nb` with an `__init__.py`."
@@ -40,13 +44,15 @@ def code_cells(nb: Path, exported_only: bool = False):
         if exported_only and not src.lstrip().startswith("#| export"): continue
         yield i, "\n".join("" if l.lstrip().startswith(("%", "!")) else l for l in src.splitlines())
 
-def violations(root: Path) -> list[str]:
-    "Every import that crosses from one paper to another, or from a shared module to a paper."
+def violations(root: Path, apps: dict = APPS) -> list[str]:
+    "Every import that crosses from one paper to another, from a shared module to a paper, or from below into the application floor."
     known, bad = papers(root), []
-    def check(where: str, owner: str | None, found):
+    def check(where: str, owner: str | None, found, app: bool = False):
         for line, name in found:
             target = paper_of(name, known)
-            if target is not None and target != owner:
+            if name.split(".")[:2] in [["tpr_nb", a] for a in apps] and not app:
+                bad.append(f"{where}:{line}: {'paper ' + owner if owner else 'shared module'} imports the application module {name}")
+            elif target is not None and target != owner and not app:
                 bad.append(f"{where}:{line}: {'paper ' + owner if owner else 'shared module'} imports {name}")
     for f in sorted((root / "tpr_nb").rglob("*.py")):
         rel = f.relative_to(root)
@@ -55,14 +61,14 @@ def violations(root: Path) -> list[str]:
         if is_package: module = module.removesuffix(".__init__")
         owner = rel.parts[1] if len(rel.parts) > 2 else None
         if owner is not None and owner not in known: continue
-        check(str(rel), owner, imported(ast.parse(f.read_text()), module, is_package))
+        check(str(rel), owner, imported(ast.parse(f.read_text()), module, is_package), app=owner is None and f.stem in apps)
     for nb in sorted((root / "nbs").rglob("*.ipynb")):
         rel = nb.relative_to(root / "nbs")
         if ".ipynb_checkpoints" in rel.parts: continue
         owner = rel.parts[0] if len(rel.parts) > 1 else None
         if owner is not None and owner not in known: continue
         for i, src in code_cells(nb, exported_only=owner is None):
-            check(f"nbs/{rel} cell {i}", owner, imported(ast.parse(src), "tpr_nb.__notebook__"))
+            check(f"nbs/{rel} cell {i}", owner, imported(ast.parse(src), "tpr_nb.__notebook__"), app=owner is None and nb.stem in apps.values())
     return bad
 
 def test_no_paper_imports_another_and_no_shared_module_imports_a_paper():
@@ -86,8 +92,11 @@ def test_the_check_finds_each_kind_of_crossing(tmp_path):
                                                           cell("from tpr_nb.beta.data import y", "markdown")])))
     write("nbs/00_shared.ipynb", json.dumps(dict(cells=[cell("#| export\nfrom tpr_nb.alpha.train import t"),
                                                        cell("from tpr_nb.beta.data import y  # a showcase cell, not exported")])))
-    found = violations(tmp_path)
+    write("tpr_nb/app.py", "from tpr_nb.alpha.train import t\nfrom tpr_nb.beta.data import y\n")      # the application floor: allowed
+    write("tpr_nb/alpha/show.py", "from tpr_nb.app import t\n")                                       # a paper reaching up: not
+    found = violations(tmp_path, apps={"app": "09_app"})
     assert found == ["tpr_nb/alpha/loader.py:2: paper alpha imports tpr_nb.beta.data",
+                     "tpr_nb/alpha/show.py:1: paper alpha imports the application module tpr_nb.app",
                      "tpr_nb/alpha/train.py:3: paper alpha imports tpr_nb.beta.data",
                      "tpr_nb/beta/data.py:2: paper beta imports tpr_nb.alpha",
                      "tpr_nb/shared.py:5: shared module imports tpr_nb.beta.model",
