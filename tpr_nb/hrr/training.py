@@ -106,6 +106,6 @@ LM = dict(   # analysis: what the word-analysis notebook's models change (see th
     smoke=dict(d=16, dropout=0.0, anneal_steps=4, limit=80, batch_size=8, eval_batch_size=16, bptt=10, max_steps=6, eval_every=3,
                chunk_steps=4, workers=1, tsne_words=300, kinds=["baseline", "fixed_small", "fixed_big", "isometric_big", "baseline_cont", "fixed_big_cont"]),
     quick=dict(d=200, dropout=0.2, anneal_steps=600, max_steps=1200, eval_every=300, patience=3, chunk_steps=500,
-               analysis=dict(max_steps=3000, anneal_steps=2400, eval_every=600)),
+               analysis=dict(max_steps=3000, anneal_steps=2400, eval_every=600, seeds=[2])),   # seed 2: 2,400 was chosen on seeds 0 and 1 (tpr_nb.claims.POST_HOC)
     full=dict(d=650, dropout=0.5, anneal_steps=10_000, max_steps=100_000, eval_every=2000, patience=5, chunk_steps=20_000, seeds=[0, 1, 2]),
 )

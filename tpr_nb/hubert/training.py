@@ -25,7 +25,7 @@ HUB = dict(
                role_sentences=20, tpr=dict(d_S=4, d_R=4, n_S=6, n_R=5, temperature=1.0, n_heads=2), sources=["SST-2"],
                targets=["RTE", "SST-2"], workers=1, evals_per_run=1),
     quick=dict(n_train=1000, n_target=500, n_dev=None, epochs=2, role_sentences=1000, lr=1e-4, lr_scales={"tpr.": 20, "agg.": 20, "classifier.": 20, "lstm.": 20},
-               hans_per_cell=300, no_harm_seeds=[0, 1, 2], n_source=4000),
+               hans_per_cell=300, no_harm_seeds=[3, 4, 5], n_source=4000),   # n_source was chosen on seeds 0-2: re-measured on 3-5 (tpr_nb.claims.POST_HOC)
     full=dict(n_train=None, n_target=None, n_dev=None, epochs=10, batch_size=32, seeds=[0, 1, 2], workers=1),
 )
 

@@ -302,7 +302,7 @@ LANG = dict(   # lr_grid: the Adam rates searched per model, extended by up to l
                 probe_windows=50, seeds=[0], extra_seeds=[], workers=2, kinds=["lstm", "gru", "tpru-200"], nll_epochs=1),
     smoke=dict(d=16, dropout=0.0, limit=80, batch_size=8, eval_batch_size=16, bptt=10, max_steps=6, eval_every=3, probe_windows=2,
                workers=1, kinds=["lstm", "tpru-16"], lr_grid=[1e-3, 2e-3], lr_extend=1, nll_epochs=None, extra_seeds=[1]),
-    quick=dict(d=200, dropout=0.2, max_steps=800, eval_every=200, extra_seeds=[1, 2]),   # one seed moved TPRU / LSTM by 10% between runs
+    quick=dict(d=200, dropout=0.2, max_steps=800, eval_every=200, seeds=[3], extra_seeds=[4, 5]),   # one seed moved TPRU / LSTM by 10% between runs; the extra seeds were added after seeing seed 0, so the check is re-measured on seeds 3-5 (tpr_nb.claims.POST_HOC)
     full=dict(d=1024, dropout=0.5, max_steps=200_000, eval_every=2000, patience=5, seeds=[0, 1, 2], kinds=["lstm", "gru", "tpru-1024"],
               lr_grid=[5e-4, 1e-3, 2e-3]),
 )
