@@ -84,3 +84,44 @@ def test_figures_saves_every_png_of_the_executed_copies(tmp_path, capsys):
     assert got == ["urn/10_dyck-1.png", "urn/10_dyck-2.png", "urn/10_dyck-3.png"]      # no stale 11_lm-1, nothing from .failed
     assert [Image.open(out / "figures" / g).size[0] for g in got] == [3, 4, 5]
     assert main(["figures", "--out", str(out), "--only", "nothing_matches"]) == 2
+
+ROOT = Path(__file__).resolve().parents[1]
+
+def _snapshot(folder: Path) -> dict:
+    "Every file under `folder`: its modification time and contents' hash."
+    import hashlib
+    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, hashlib.sha256(p.read_bytes()).hexdigest())
+            for p in sorted(folder.rglob("*")) if p.is_file()} if folder.exists() else {}
+
+def test_repro_set_runs_into_its_own_folder(tmp_path):
+    "`tpr-nb repro --only urn/10 --profile smoke --set seeds=[1]`: a real notebook, in reports/runs/<name>/ (here under a temporary --out), the override recorded; reports/smoke untouched."
+    import json
+    from tpr_nb.report import load_records
+    smoke = ROOT / "reports" / "smoke"; before = _snapshot(smoke)
+    r = tpr_nb("repro", "--only", "urn/10", "--profile", "smoke", "--out", str(tmp_path), "--set", "seeds=[1]", env=dict(OMP_NUM_THREADS="1"))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    run = tmp_path / "urn-10_dyck-smoke-seeds=1"
+    assert [p.name for p in tmp_path.iterdir()] == [run.name]
+    assert json.loads((run / "overrides.json").read_text()) == {"notebook": "urn/10_dyck.ipynb", "profile": "smoke",
+                                                                "overrides": {"seeds": [1]}, "profile_values": {"seeds": [0]}}
+    top = (run / "REPORT.md").read_text().split("## Headline")[0]
+    assert "not the `smoke` profile's report" in top and "| seeds | `[0]` | `[1]` |" in top, top
+    recs = load_records(run)
+    assert recs and all(rec["seeds"] == [1] and rec["profile"] == "smoke" for rec in recs.values())   # the notebook ran with seed 1
+    assert (run / "notebooks" / "urn" / "10_dyck.ipynb").exists() and list((run / "figures" / "urn").glob("10_dyck-*.png"))
+    assert _snapshot(smoke) == before
+
+def test_repro_set_refuses_an_unknown_key_before_running():
+    "An unknown setting is named, with the known ones, before any kernel starts; nothing is written (default --out: reports/runs)."
+    import time
+    smoke, runs = ROOT / "reports" / "smoke", ROOT / "reports" / "runs"
+    before, runs_before = _snapshot(smoke), _snapshot(runs)
+    t0 = time.time()
+    r = tpr_nb("repro", "--only", "urn/10", "--profile", "smoke", "--set", "seedz=[1]", "max_steps=2")
+    assert r.returncode == 2 and "unknown setting 'seedz'" in r.stderr and "max_steps, min_n" in r.stderr, r.stderr
+    assert "urn/10_dyck.ipynb ..." not in r.stdout and time.time() - t0 < 60     # refused before papermill ran the notebook
+    assert _snapshot(smoke) == before and _snapshot(runs) == runs_before
+    r = tpr_nb("repro", "--only", "urn/1", "--profile", "smoke", "--set", "seeds=[1]")
+    assert r.returncode == 2 and "matches 3 notebooks" in r.stderr, r.stderr
+    r = tpr_nb("repro", "--only", "urn/10", "--profile", "smoke", "--set", "seeds")
+    assert r.returncode == 2 and "key=value" in r.stderr, r.stderr

@@ -18,3 +18,13 @@ def test_every_experiment_notebook_defaults_to_smoke():
         cells = json.loads(nb.read_text())["cells"]
         p = next(c for c in cells if "parameters" in c.get("metadata", {}).get("tags", []))
         assert "".join(p["source"]).splitlines()[0].replace(" ", "") == 'profile="smoke"', nb
+
+def test_every_experiment_notebook_takes_overrides():
+    "Each defines `overrides` in its parameters cell and passes it to its profile_config call, whose table rejects an unknown key (`tpr-nb repro --set`)."
+    from tpr_nb.cli import check_overrides
+    assert len(EXPERIMENTS) >= 21
+    for nb in EXPERIMENTS:
+        base, same = check_overrides(nb, "smoke", {})                 # refuses a notebook without `overrides`
+        assert base == same and base["profile"] == "smoke", nb
+        with pytest.raises(ValueError, match="unknown setting 'no_such_setting'"):
+            check_overrides(nb, "smoke", {"no_such_setting": 1})

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
-import argparse, copy, fcntl, fnmatch, json, os, sys, time
+import argparse, ast, copy, fcntl, fnmatch, hashlib, json, os, re, sys, time
 from contextlib import contextmanager
 from fastcore.xtras import modified_env
 from pathlib import Path
@@ -13,8 +13,9 @@ from .report import assemble, project_root
 from .train import PROFILES, check_profile
 
 # %% auto #0
-__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'save_figures', 'executed_notebooks', 'run_notebook', 'read_runs',
-           'write_runs', 'locked', 'repro', 'refresh_prose', 'main']
+__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'save_figures', 'executed_notebooks', 'parse_set',
+           'check_overrides', 'run_name', 'overrides_header', 'assemble_run', 'run_notebook', 'read_runs', 'write_runs',
+           'locked', 'repro', 'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -55,6 +56,97 @@ def executed_notebooks(folder: Path, only: str | None = None) -> list[Path]:
     rel = lambda p: str(p.relative_to(folder))
     return [p for p in found if not only or fnmatch.fnmatch(rel(p), only) or only in rel(p)]
 
+# %% ../nbs/04_cli.ipynb #dcdb98b9
+def _plain(v, key: str):
+    "`v` with tuples as lists; a value papermill cannot pass as itself (a set, bytes, a complex number) is an error."
+    if isinstance(v, (list, tuple)): return [_plain(x, key) for x in v]
+    if isinstance(v, dict): return {k: _plain(x, key) for k, x in v.items()}
+    if v is None or isinstance(v, (bool, int, float, str)): return v
+    raise ValueError(f"--set {key}: a {type(v).__name__} cannot be passed to a notebook (use numbers, strings, True/False/None, lists, dicts)")
+
+def parse_set(items: list[str]) -> dict:
+    "`['key=value', ...]` as a dict; each value read with `ast.literal_eval`, a bare word that is no Python literal kept as a string."
+    out = {}
+    for it in items:
+        k, eq, v = it.partition("="); k, v = k.strip(), v.strip()
+        if not eq or not k.isidentifier(): raise ValueError(f"--set takes key=value pairs, e.g. seeds=[0,1]; got {it!r}")
+        if k in out: raise ValueError(f"--set gives {k!r} twice")
+        try: val = ast.literal_eval(v)
+        except (ValueError, SyntaxError): val = v
+        out[k] = _plain(val, k)
+    return out
+
+def _text(c: dict) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+def _cells(nb: Path) -> list[dict]: return [c for c in json.loads(Path(nb).read_text())["cells"] if c["cell_type"] == "code"]
+
+def _overrides_call(nb: Path) -> tuple[ast.Call, ast.Module]:
+    "The call `profile_config(<table>, profile, overrides=overrides, ...)` of `nb` and its cell's syntax tree; a clear error when `nb` does not take overrides."
+    cells = _cells(nb)
+    par = next((c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])), None)
+    if par is None: raise ValueError(f"{nb} has no cell tagged 'parameters': it is no experiment notebook")
+    assigned = {t.id for s in ast.parse(_text(par)).body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
+    if "overrides" not in assigned:
+        raise ValueError(f"{nb} does not take --set: its parameters cell defines no `overrides` "
+                         f"(add `overrides = {{}}` and pass `overrides=overrides` to its profile_config call)")
+    for c in cells:
+        if "profile_config" not in _text(c): continue
+        try: tree = ast.parse(_text(c))
+        except SyntaxError: continue            # IPython magics: not the call's cell
+        for n in ast.walk(tree):
+            if (isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", None)) == "profile_config" and n.args
+                    and any(k.arg == "overrides" and getattr(k.value, "id", None) == "overrides" for k in n.keywords)):
+                return n, tree
+    raise ValueError(f"{nb} defines `overrides` but passes it to no profile_config call (profile_config(TABLE, profile, overrides=overrides))")
+
+def check_overrides(nb: Path, profile: str, overrides: dict) -> tuple[dict, dict]:
+    "The settings of `nb` at `profile` without and with `overrides`, computed as the notebook will; a `ValueError` naming any unknown key, before anything runs."
+    from tpr_nb.train import profile_config
+    call, tree = _overrides_call(nb)
+    table, root = call.args[0], call.args[0]
+    while isinstance(root, ast.Attribute): root = root.value
+    if not isinstance(root, ast.Name): raise ValueError(f"{nb}: cannot read the table of its call {ast.unparse(call)}")
+    bind = lambda s: {(a.asname or a.name).split(".")[0] for a in s.names}
+    imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) and root.id in bind(s)]
+    if not imports or not all((s.module if isinstance(s, ast.ImportFrom) else s.names[0].name).startswith("tpr_nb") for s in imports):
+        raise ValueError(f"{nb}: the table {ast.unparse(table)} of its profile_config call is not imported from tpr_nb in that cell")
+    ns = {}
+    exec(compile(ast.Module(body=imports, type_ignores=[]), str(nb), "exec"), ns)
+    fixed = {}
+    for k in call.keywords:
+        if k.arg == "overrides": continue
+        try: fixed[k.arg] = ast.literal_eval(k.value)
+        except ValueError: fixed[k.arg] = ast.unparse(k.value)
+    t = eval(compile(ast.Expression(table), str(nb), "eval"), ns)
+    try: return dict(profile_config(t, profile, **fixed)), dict(profile_config(t, profile, overrides, **fixed))
+    except ValueError as e: raise ValueError(f"{nb.name} at {profile}: {e}") from None
+
+def run_name(rel: Path, profile: str, overrides: dict) -> str:
+    "A folder name for a run with overrides: notebook, profile, then each `key=value`, filesystem-safe (`urn-10_dyck-smoke-seeds=1`)."
+    val = lambda v: re.sub(r"[^A-Za-z0-9._,+-]", "_", re.sub(r"""[\[\]{}"' ]""", "", json.dumps(v, separators=(",", ":"))))
+    name = "-".join([*Path(rel).with_suffix("").parts, profile, *(f"{k}={val(overrides[k])}" for k in sorted(overrides))])
+    if len(name) > 120: name = name[:111] + "-" + hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
+    return name
+
+def overrides_header(folder: Path) -> list[str]:
+    "Lines for the top of a run folder's REPORT.md: which settings differ from the profile (from its `overrides.json`); none for a profile's own folder."
+    f = Path(folder) / "overrides.json"
+    if not f.exists(): return []
+    o = json.loads(f.read_text()); p = o["profile"]
+    show = lambda v: "`" + json.dumps(v) + "`"
+    rows = [f"| {k} | {show(o['profile_values'][k]) if k in o['profile_values'] else '(not set)'} | {show(v)} |" for k, v in o["overrides"].items()]
+    return [f"**A run with overrides, not the `{p}` profile's report.** `{o['notebook']}` ran at the `{p}` profile with these "
+            f"settings changed (`tpr-nb repro --set`); its records are kept in this folder only.", "",
+            f"| setting | profile `{p}` | this run |", "|---|---|---|", *rows, ""]
+
+def assemble_run(profile: str, folder: Path, runs: list[dict] | None = None) -> Path:
+    "`assemble` the report of `folder`, then, for a run with overrides, put `overrides_header` under REPORT.md's title."
+    report = assemble(profile, folder, runs)
+    head = overrides_header(folder)
+    if head:
+        title, *rest = report.read_text().split("\n")
+        report.write_text("\n".join([title, "", *head, *rest]))
+    return report
+
 # %% ../nbs/04_cli.ipynb #26974475
 INLINE = "module://matplotlib_inline.backend_inline"
 
@@ -63,15 +155,15 @@ def _error_line(e: Exception) -> str:
     lines = [l.strip() for l in str(e).strip().splitlines() if l.strip() and set(l.strip()) - set("-=")]
     return f"{type(e).__name__}: {lines[-1] if lines else ''}"
 
-def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None) -> dict:
-    "Execute `nb` with papermill at `profile`; its executed copy replaces `out_nb` only on success (else `<out_nb>.failed.ipynb`); status, wall time, error."
+def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None, overrides: dict | None = None) -> dict:
+    "Execute `nb` with papermill at `profile` (and `overrides`, when given); its executed copy replaces `out_nb` only on success (else `<out_nb>.failed.ipynb`); status, wall time, error."
     import papermill as pm
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     tmp, failed = out_nb.with_suffix(".running.ipynb"), out_nb.with_suffix(".failed.ipynb")
     t0 = time.time(); status, err = "ok", ""
     try:
         with modified_env(TPR_NB_REPORT_DIR=str(report), TPR_NB_NOTEBOOK=nb.name, MPLBACKEND=INLINE):
-            pm.execute_notebook(str(nb), str(tmp), parameters={"profile": profile}, cwd=str(nb.parent),
+            pm.execute_notebook(str(nb), str(tmp), parameters={"profile": profile, **({"overrides": overrides} if overrides else {})}, cwd=str(nb.parent),
                                 kernel_name="python3", progress_bar=False, execution_timeout=timeout)
         os.replace(tmp, out_nb); failed.unlink(missing_ok=True)
     except Exception as e:
@@ -109,19 +201,40 @@ def locked(folder: Path, what: str = "tpr-nb repro"):
     try: yield
     finally: fcntl.flock(fh, fcntl.LOCK_UN); fh.close()
 
+def _run_folder(nb: Path, rel: Path, profile: str, overrides: dict, base: Path, root: Path) -> tuple[Path, dict]:
+    "The folder under `base` of a run of `nb` with `overrides`, and what its `overrides.json` says; every check done before anything runs."
+    profile_values, _ = check_overrides(nb, profile, overrides)
+    out = base / run_name(rel, profile, overrides)
+    mine = [p for p in PROFILES if out.resolve().is_relative_to((root / "reports" / p).resolve())]
+    if mine: raise ValueError(f"a run with --set writes to its own folder, never under reports/{mine[0]}/: pass another --out (default reports/runs)")
+    meta = dict(notebook=str(rel), profile=profile, overrides=overrides,
+                profile_values={k: profile_values[k] for k in overrides if k in profile_values})
+    f = out / "overrides.json"
+    if f.exists() and (old := json.loads(f.read_text()))["overrides"] != overrides:
+        raise ValueError(f"{out} holds a run with other settings ({old['overrides']}): move it aside or pass another --out")
+    return out, json.loads(json.dumps(meta, default=str))
+
 def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: Path | None = None,
-          timeout: int | None = None) -> tuple[list[dict], Path]:
-    "Run the experiment notebooks at `profile` into `out` (default `reports/<profile>`) and assemble the report."
+          timeout: int | None = None, overrides: dict | None = None) -> tuple[list[dict], Path]:
+    "Run the experiment notebooks at `profile` into `out` (default `reports/<profile>`) and assemble the report; with `overrides`, the one notebook `only` selects, into its own folder under `out` (default `reports/runs`)."
     check_profile(profile)
-    root = project_root(); nbs = Path(nbs or root / "nbs"); out = Path(out or root / "reports" / profile)
+    root = project_root(); nbs = Path(nbs or root / "nbs")
+    out = Path(out or root / "reports" / ("runs" if overrides else profile))
     found = experiment_notebooks(nbs, only, skip=out)
     if not found: raise ValueError(f"no experiment notebook under {nbs} matches {only!r}")
+    if overrides:
+        if len(found) != 1:
+            raise ValueError(f"--set applies to one experiment notebook, and --only {only!r} matches {len(found)} notebooks "
+                             f"({', '.join(str(p.relative_to(nbs)) for p in found[:8])}{', ...' if len(found) > 8 else ''}): name one")
+        out, meta = _run_folder(found[0], found[0].relative_to(nbs), profile, overrides, out, root)
     runs = []
     with locked(out):
+        if overrides:
+            tmp = out / "overrides.json.tmp"; tmp.write_text(json.dumps(meta, indent=1)); os.replace(tmp, out / "overrides.json")
         for nb in found:
             rel = nb.relative_to(nbs)
             print(f"[{profile}] {rel} ...", flush=True)
-            try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout)
+            try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout, overrides)
             except KeyboardInterrupt:
                 write_runs(out, runs + [dict(notebook=str(rel), status="interrupted", wall_s=0.0, error="KeyboardInterrupt", output="")])
                 raise
@@ -130,7 +243,7 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
             write_runs(out, runs)
             print(f"[{profile}] {rel}: {r['status']} in {r['wall_s']:.0f} s {r['error']}", flush=True)
         merged = write_runs(out, runs)
-    return merged, assemble(profile, out, merged)
+    return merged, assemble_run(profile, out, merged)
 
 # %% ../nbs/04_cli.ipynb #f8ce09ea
 def _is_injected(c: dict) -> bool: return "injected-parameters" in c.get("metadata", {}).get("tags", [])
@@ -174,7 +287,7 @@ def _data_check_cmd(a) -> int:
     return 1 if n["corrupt"] or n["missing-mirror"] else 0
 
 def _repro_cmd(a) -> int:
-    runs, report = repro(a.profile, a.only, a.nbs, a.out, a.timeout)
+    runs, report = repro(a.profile, a.only, a.nbs, a.out, a.timeout, parse_set(a.set) if a.set else None)
     failed = [r["notebook"] for r in runs if r["status"] != "ok"]
     print(f"\n{len(runs)} notebooks, {len(failed)} failed{': ' + ', '.join(failed) if failed else ''}. Report: {report}")
     return 1 if failed else 0
@@ -201,7 +314,7 @@ def _figures_cmd(a) -> int:
     return 0
 
 def _report_cmd(a) -> int:
-    print(assemble(a.profile, a.out)); return 0
+    print(assemble_run(a.profile, a.out)); return 0
 
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `tpr-nb` command."
@@ -214,8 +327,12 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("repro", help="run the experiment notebooks with papermill and assemble the report")
     r.add_argument("--profile", default="quick", choices=PROFILES)
     r.add_argument("--only", default=None, help="glob or substring of the notebook path under nbs/")
-    r.add_argument("--nbs", default=None, type=Path); r.add_argument("--out", default=None, type=Path)
+    r.add_argument("--nbs", default=None, type=Path)
+    r.add_argument("--out", default=None, type=Path, help="the report folder (default reports/<profile>); with --set, the folder its run's folder goes into (default reports/runs)")
     r.add_argument("--timeout", default=None, type=int, help="seconds per cell")
+    r.add_argument("--set", nargs="+", default=None, metavar="KEY=VALUE",
+                   help="change settings of the one notebook --only selects, e.g. --set seeds=[0,1] max_steps=20000 (values are Python literals; "
+                        "a bare word is a string); the run goes to reports/runs/<name>/, never into reports/<profile>/")
     r.set_defaults(fn=_repro_cmd)
     q = sub.add_parser("prose", help="copy each notebook's prose into its executed copy when their code cells are identical")
     q.add_argument("--profile", default="quick", choices=PROFILES)

@@ -15,7 +15,7 @@ from safetensors.torch import save_file, load_file
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['PROFILES', 'RUN_KEY_IGNORE', 'MODEL_JSON', 'MODEL_WEIGHTS', 'Config', 'check_profile', 'profile_config',
+__all__ = ['PROFILES', 'RUN_KEY_IGNORE', 'MODEL_JSON', 'MODEL_WEIGHTS', 'Config', 'check_profile', 'table_keys', 'profile_config',
            'seed_everything', 'device_name', 'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError',
            'save_checkpoint', 'latest_checkpoint', 'load_checkpoint', 'count_params', 'to_device', 'DivergedError',
            'BudgetStop', 'TrainConfig', 'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run',
@@ -40,12 +40,24 @@ def check_profile(profile: str) -> str:
                          f"has it, full = the paper's scale)")
     return profile
 
-def profile_config(table: dict, profile: str, **overrides) -> Config:
-    "The row of `table` for `profile`: the keys under 'common' updated by the profile's own, then `overrides`."
+def table_keys(table: dict) -> list[str]:
+    "Every setting `table` names, under 'common' or any profile, sorted."
+    return sorted({k for row in table.values() for k in row})
+
+def profile_config(table: dict, profile: str, overrides: dict | None = None, **fixed) -> Config:
+    "The row of `table` for `profile`: 'common' updated by the profile's own keys, then by `overrides` (keys the table must know), then by the notebook's `fixed` settings."
     check_profile(profile)
     if profile not in table:
         raise ValueError(f"this experiment has no {profile!r} profile; its table has {', '.join(k for k in table if k != 'common')}")
-    return Config({**table.get("common", {}), **table.get(profile, {}), **overrides, "profile": profile})
+    overrides = dict(overrides or {})
+    known = table_keys(table)
+    if unknown := sorted(set(overrides) - set(known)):
+        raise ValueError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
+                         f"this experiment's table knows {', '.join(known)}")
+    if clash := sorted(set(overrides) & set(fixed)):
+        raise ValueError(f"{', '.join(map(repr, clash))} cannot be overridden: this notebook fixes "
+                         f"{', '.join(f'{k}={fixed[k]!r}' for k in clash)}")
+    return Config({**table.get("common", {}), **table.get(profile, {}), **overrides, **fixed, "profile": profile})
 
 # %% ../nbs/02_train.ipynb #0e512896
 def seed_everything(seed: int) -> torch.Generator:
