@@ -171,7 +171,7 @@ def load_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimiz
         raise CheckpointError(f"checkpoint {path} is incomplete or from another optimiser ({type(e).__name__}: {e}). "
                               f"Delete {path} to start the run afresh.") from e
 
-# %% ../nbs/02_train.ipynb #5e46e204
+# %% ../nbs/02_train.ipynb #a828d930
 def count_params(m: nn.Module) -> int:
     "Number of trainable parameters (buffers and frozen parameters are not counted)."
     return sum(p.numel() for p in m.parameters() if p.requires_grad)
