@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # %% auto #0
-__all__ = ['PAPERS', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT', 'CLAIMS', 'NEEDS', 'EVIDENCE_CLASSES', 'HEADLINE', 'EVIDENCE',
-           'GUARDS', 'POST_HOC', 'SPREADS', 'Claim', 'table', 'tpru_vs_gru_diagnostic', 'needs', 'evidence', 'Guard',
-           'PostHoc', 'spread', 'guards', 'post_hoc']
+__all__ = ['PAPERS', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT', 'DIAGNOSTICS', 'CLAIMS', 'NEEDS', 'EVIDENCE_CLASSES',
+           'HEADLINE', 'EVIDENCE', 'GUARDS', 'POST_HOC', 'SPREADS', 'Claim', 'table', 'tpru_vs_gru_diagnostic', 'needs',
+           'evidence', 'Guard', 'PostHoc', 'spread', 'guards', 'post_hoc']
 
 # %% ../nbs/03a_claims.ipynb #f883b38e
 PAPERS = ("tpru", "hrr_lm", "tpr_rnn", "urn", "hubert")
@@ -1184,7 +1184,25 @@ HUBERT = [
 ]
 
 # %% ../nbs/03a_claims.ipynb #89f0b866
-CLAIMS: list[Claim] = TPRU + HRR_LM + TPR_RNN + URN + HUBERT
+# the diagnostics notebooks (nbs/<paper>/19_diagnostics): the side runs behind a setting, run as cells and recorded
+DIAGNOSTICS = [
+    Claim("hrr_lm", "diagnostics", "diag_anneal_semantic_gain", "Isometric-big, seed 0, shortest run of the grid: Table 4's semantic "
+          "difference (filler 2 - filler 1) with the longest annealing period minus with the shortest", None, "ours > 0",
+          "Table 4 (diagnostic)", note="Not in the paper: the dose-response behind the post-hoc annealing period of 11_word_analysis."),
+    Claim("hrr_lm", "diagnostics", "diag_anneal_ppl_ratio", "Isometric-big, seed 0, shortest run of the grid: validation perplexity with "
+          "the longest annealing period / with the shortest", None, "ours <= 1.05", "Table 1 (diagnostic)",
+          note="Not in the paper: what the longer annealing period costs in perplexity (at most 5%)."),
+    *[Claim("hubert", "diagnostics", f"diag_mrpc_no_harm_{k}", f"MRPC, {what}: HUBERT (Transformer) - BERT dev acc, mean over seeds, points",
+            None, "ours >= -1.0", "Table 1 (diagnostic)", note="Not in the paper: Table 1's no-harm check on MRPC, the side run behind "
+            "11_transfer's n_source (a post-hoc setting).") for k, what in (("profile", "the profile's training size"),
+                                                                            ("whole", "the whole training set"))],
+    Claim("tpru", "diagnostics", "diag_one_bi_layer_tpru_minus_gru_val", "one bidirectional layer: TPRU (N=256) val acc - GRU val acc, points",
+          None, "ours >= 0", "Table 2 (diagnostic)", note="Not in the paper: the reference code's launch setting, Table 2's comparison."),
+    Claim("tpru", "diagnostics", "diag_lm_ratio_seed_sd", "standard deviation over seeds of TPRU / LSTM test perplexity at one Adam rate",
+          None, None, "Table 4 (diagnostic)", note="Not in the paper: the run-to-run spread of the quick language-model ratio; a reference value."),
+]
+
+CLAIMS: list[Claim] = TPRU + HRR_LM + TPR_RNN + URN + HUBERT + DIAGNOSTICS
 
 # %% ../nbs/03a_claims.ipynb #fed7f64e
 _ONE, _MANY = "not in the data mirror; the registry knows its URL", "not in the data mirror; the registry knows their URLs"
