@@ -1239,6 +1239,8 @@ NEEDS = [
     ("hubert", "hans", "*plus*", f"the '+' models, fine-tuned on SNLI ({_ONE})"),
     ("hubert", "hans", "*_snli_gain_*", f"the '+' models, fine-tuned on SNLI ({_ONE})"),
     ("hubert", "glue_test", "*", "GLUE test-set labels, which are not public (a leaderboard submission)"),
+    *[(p, "diagnostics", "*", f"a run of {w}/19_diagnostics at the profile (registered with issue 37; not run at quick yet)")
+      for p, w in (("hrr_lm", "hrr"), ("hubert", "hubert"), ("tpru", "tpru"))],
 ]
 
 def needs(c: Claim) -> str | None:
