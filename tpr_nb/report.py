@@ -11,9 +11,9 @@ from .claims import CLAIMS, PAPERS, HEADLINE, Claim, evidence, guards, needs, po
 from .train import check_profile, device_name
 
 # %% auto #0
-__all__ = ['VERDICTS', 'CSV_COLUMNS', 'eval_rule', 'get_claim', 'project_root', 'git_commit', 'report_dir', 'record', 'sem',
-           'verdict', 'load_records', 'judged', 'write_claims_csv', 'report_markdown', 'plot_summary', 'plot_paper',
-           'assemble']
+__all__ = ['VERDICTS', 'CSV_COLUMNS', 'FIGURE_DIRS', 'eval_rule', 'get_claim', 'project_root', 'git_commit', 'report_dir',
+           'record', 'sem', 'verdict', 'load_records', 'judged', 'write_claims_csv', 'report_markdown', 'plot_summary',
+           'plot_paper', 'assemble']
 
 # %% ../nbs/03_report.ipynb #a1eaa659
 _OK = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Load, ast.Constant,
@@ -158,7 +158,7 @@ def _counts(keys, vs) -> str:
     for k in keys: n[vs[k][0] if k in vs else "not measured"] += 1
     return " | ".join(str(n[k]) for k in n)
 
-def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) -> str:
+def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, figures: dict | None = None) -> str:
     "The text of REPORT.md: a headline of reproductions by verdict, then per paper the measured claims beside the paper's numbers, the other evidence classes apart, and what is not measured and why."
     vs = judged(recs)
     stale = {Path(r["notebook"]).name for r in runs or [] if r["status"] != "ok"}   # their records come from an older, good run
@@ -198,6 +198,10 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) ->
                 L.append(f"| {c.experiment} | {c.claim_id} | {evidence(c)} | {c.source} | {c.metric} | {_fmt(c.paper_value)} | {_fmt(r['ours'])} "
                          f"| **{vd}**{flag} | {why.replace('|', '/')} | `{r['rule']}` | {' '.join(map(str, r['seeds']))} | {r.get('commit', '')} |")
             L.append("")
+        by_nb = {}
+        for f in (figures or {}).get(p, []): by_nb.setdefault(Path(f).stem.rsplit("-", 1)[0], []).append(f)
+        if by_nb: L += ["Figures its notebooks drew (`tpr-nb figures`):", ""] + [
+            f"- `{stem}`: " + ", ".join(f"[{Path(f).stem.rsplit('-', 1)[1]}]({f})" for f in fs) for stem, fs in by_nb.items()] + [""]
         flagged = {(ph.setting, ph.why) for c, *_ in mine if (ph := post_hoc(c))}
         if flagged: L += ["Post-hoc settings (chosen after seeing the check; `tpr_nb.claims.POST_HOC`):", ""] + [f"- {s}: {w}." for s, w in sorted(flagged)] + [""]
         notes = [f"- `{c.claim_id}`: {r['note']}" for c, r, *_ in mine if r.get("note")]
@@ -213,6 +217,7 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None) ->
     return "\n".join(L)
 
 # %% ../nbs/03_report.ipynb #341601d3
+FIGURE_DIRS = dict(hrr_lm="hrr")   # a paper's folder under nbs/ (and figures/) where it differs from its name
 _COLOURS = dict(holds="tab:green", fails="tab:red", inconclusive="tab:orange", invalid="black")
 
 def plot_summary(recs: dict, path: Path):
@@ -260,5 +265,6 @@ def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None =
     write_claims_csv(folder / "claims.csv", recs, profile)
     plot_summary(recs, folder / "claims.png")
     for p in PAPERS: plot_paper(recs, p, folder / f"claims_{p}.png")
-    (folder / "REPORT.md").write_text(report_markdown(recs, profile, runs) + "\n\n![reproductions per paper, by verdict](claims.png)\n")
+    figs = {p: sorted(str(f.relative_to(folder)) for f in (folder / "figures" / FIGURE_DIRS.get(p, p)).glob("*.png")) for p in PAPERS}
+    (folder / "REPORT.md").write_text(report_markdown(recs, profile, runs, figs) + "\n\n![reproductions per paper, by verdict](claims.png)\n")
     return folder / "REPORT.md"
