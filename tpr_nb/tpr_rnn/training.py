@@ -54,7 +54,7 @@ def babi_train_config(c: Config, seed: int = 0, out_dir: str | None = None) -> T
 def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN, **model_kw) -> tuple[nn.Module, list[dict]]:
     "Train `model_cls` on `data['train']` with early stopping on `data['valid']`; return the best model and the history."
     V, K = len(data["vocab"]), data["max_words"]
-    info = dict(vocab=list(data["vocab"].itos), max_words=K)   # kept with the model (`tpr_nb.train.build`): its word ids and sentence width
+    info = dict(vocab=list(getattr(data["vocab"], "itos", data["vocab"])), max_words=K)   # kept with the model (`tpr_nb.train.build`): its word ids and sentence width
     make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)      # fit seeds torch before each call
     def evaluate(m):
         r = babi_errors(m, data["valid"]); return dict(loss=r["loss"], error=r["error"])
