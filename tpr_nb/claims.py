@@ -1275,11 +1275,15 @@ EVIDENCE = [   # (paper, claim-id glob, class, why); the first match wins
     ("tpr_rnn", "curve_improves", "diagnostic", "a training curve that rises at all: true of almost any run"),
 ]
 
+def _matching(rows: list, c: Claim) -> list:
+    "The rows `(paper, claim-id glob, ...)` of a registry that apply to claim `c`, in order."
+    from fnmatch import fnmatchcase
+    return [r for r in rows if r[0] == c.paper and fnmatchcase(c.claim_id, r[1])]
+
 def evidence(c: Claim) -> str:
     "The evidence class of claim `c`: its `EVIDENCE` entry, else what its transcription says."
     import re
-    from fnmatch import fnmatchcase
-    hit = next((k for p, pat, k, _ in EVIDENCE if p == c.paper and fnmatchcase(c.claim_id, pat)), None)
+    hit = next((k for _, _, k, _ in _matching(EVIDENCE, c)), None)
     if hit: return hit
     if "diagnostic" in c.source or c.note.startswith("Not in the paper"): return "diagnostic"
     if "derived" in c.source or re.search(r"\bderived\b", c.note, re.I): return "derived"
@@ -1333,15 +1337,12 @@ SPREADS = [  # (paper, claim-id glob, standard deviation over seeds, where the p
 
 def spread(c: Claim) -> tuple[float, str] | None:
     "The run-to-run standard deviation the project has measured for claim `c`, and where, if registered."
-    from fnmatch import fnmatchcase
-    return next(((sd, src) for p, pat, sd, src in SPREADS if p == c.paper and fnmatchcase(c.claim_id, pat)), None)
+    return next(((sd, src) for _, _, sd, src in _matching(SPREADS, c)), None)
 
 def guards(c: Claim) -> list[Guard]:
     "Every `Guard` registered for claim `c`."
-    from fnmatch import fnmatchcase
-    return [g for p, pat, g in GUARDS if p == c.paper and fnmatchcase(c.claim_id, pat)]
+    return [g for _, _, g in _matching(GUARDS, c)]
 
 def post_hoc(c: Claim) -> PostHoc | None:
     "The `PostHoc` flag of claim `c`, if its setting was chosen after seeing its check."
-    from fnmatch import fnmatchcase
-    return next((f for p, pat, f in POST_HOC if p == c.paper and fnmatchcase(c.claim_id, pat)), None)
+    return next((f for _, _, f in _matching(POST_HOC, c)), None)

@@ -112,8 +112,8 @@ def verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
         if ref is None: return "inconclusive", f"{g.ref} (which the guard '{g.rule}' reads) is not measured"
         if not eval_rule(g.rule, ours, c.paper_value, ref=ref["ours"]): return "inconclusive", f"{g.why} ({g.ref} = {ref['ours']:.4g})"
     s, src = sem(rec.get("per_seed")), f"{len(rec.get('per_seed') or [])} seeds"
-    if s is None and spread(c):                                   # no per-seed values: the spread the project measured elsewhere
-        sd, where = spread(c); s, src = sd / math.sqrt(len(rec["seeds"])), f"SD {sd:g} over seeds measured in {where}, {len(rec['seeds'])} seed(s) here"
+    if s is None and (measured := spread(c)):                     # no per-seed values: the spread the project measured elsewhere
+        sd, where = measured; s, src = sd / math.sqrt(len(rec["seeds"])), f"SD {sd:g} over seeds measured in {where}, {len(rec['seeds'])} seed(s) here"
     if s and eval_rule(rule, ours - s, c.paper_value) != eval_rule(rule, ours + s, c.paper_value):
         return "inconclusive", f"the rule decides differently within one standard error ({s:.3g}; {src}) of ours"
     return ("holds", "") if eval_rule(rule, ours, c.paper_value) else ("fails", "")
