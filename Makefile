@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 PROFILE ?= quick
 ONLY ?=
+# COMMIT_UNITS=1: git-commit each finished unit record of a long or full run as it lands (tpr-nb repro --commit-units)
+COMMIT_UNITS ?=
 # the shared data mirror, when it sits beside the project (as on CI); otherwise set TPR_NB_DATA yourself
 TPR_NB_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export TPR_NB_DATA
@@ -38,7 +40,7 @@ docs: $(VENV)/.installed
 
 ## the main job: the reproduction at PROFILE (default quick) into reports/$(PROFILE)/
 repro: $(VENV)/.installed
-	$(BIN)/tpr-nb repro --profile $(PROFILE) $(if $(ONLY),--only "$(ONLY)",)
+	$(BIN)/tpr-nb repro --profile $(PROFILE) $(if $(ONLY),--only "$(ONLY)",) $(if $(COMMIT_UNITS),--commit-units,)
 
 ## the test suite: export/clean leave no diff, every notebook at the smoke profile, then pytest
 test: install check-clean nbtest pytest

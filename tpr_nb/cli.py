@@ -5,7 +5,7 @@
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
 import argparse, ast, copy, fcntl, fnmatch, hashlib, json, os, re, sys, time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from fastcore.xtras import modified_env
 from pathlib import Path
 from .data import data_check
@@ -14,8 +14,8 @@ from .train import PROFILES, check_profile
 
 # %% auto #0
 __all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'save_figures', 'executed_notebooks', 'parse_set',
-           'check_overrides', 'run_name', 'overrides_header', 'assemble_run', 'run_notebook', 'read_runs', 'write_runs',
-           'locked', 'repro', 'refresh_prose', 'main']
+           'check_overrides', 'run_name', 'overrides_header', 'assemble_run', 'commit_units', 'unit_committer',
+           'run_notebook', 'read_runs', 'write_runs', 'locked', 'repro', 'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -147,6 +147,40 @@ def assemble_run(profile: str, folder: Path, runs: list[dict] | None = None) -> 
         report.write_text("\n".join([title, "", *head, *rest]))
     return report
 
+# %% ../nbs/04_cli.ipynb #664e4733
+def commit_units(folder: Path, root: Path | None = None) -> list[str]:
+    "Commit the unit records (`*.json`) under `folder/units` that git does not have yet or that changed, those files only; their paths."
+    import subprocess
+    root = Path(root or project_root()); units = Path(folder) / "units"
+    if not units.is_dir(): return []
+    git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True)
+    st = git("status", "--porcelain", "--untracked-files=all", "--", str(units.resolve()))
+    if st.returncode: raise RuntimeError(f"git status failed in {root}: {st.stderr.strip()}")
+    files = sorted(l[3:] for l in st.stdout.splitlines() if l.endswith(".json"))
+    if not files: return []
+    names = " ".join(Path(f).stem.rsplit("_", 1)[0] for f in files)
+    for step in (("add", "--", *files), ("commit", "-q", "-m", f"Unit records: {len(files)} finished: {names}", "--only", "--", *files)):
+        r = git(*step)
+        if r.returncode: raise RuntimeError(f"git {step[0]} failed: {r.stderr.strip() or r.stdout.strip()}")
+    return files
+
+@contextmanager
+def unit_committer(folder: Path, every: float = 120.0, root: Path | None = None):
+    "Commit `folder`'s new unit records (`commit_units`) every `every` seconds while the block runs, and once more when it ends."
+    import threading
+    stop = threading.Event()
+    def look():
+        try:
+            done = commit_units(folder, root)
+            if done: print(f"committed {len(done)} unit records: {', '.join(Path(f).stem for f in done)}", flush=True)
+        except Exception as e: print(f"warning: unit records not committed yet ({e}); trying again", file=sys.stderr, flush=True)
+    def loop():
+        while not stop.wait(every): look()
+    t = threading.Thread(target=loop, daemon=True); t.start()
+    try: yield
+    finally: stop.set(); t.join(); look()
+
+
 # %% ../nbs/04_cli.ipynb #26974475
 INLINE = "module://matplotlib_inline.backend_inline"
 
@@ -215,8 +249,8 @@ def _run_folder(nb: Path, rel: Path, profile: str, overrides: dict, base: Path, 
     return out, json.loads(json.dumps(meta, default=str))
 
 def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: Path | None = None,
-          timeout: int | None = None, overrides: dict | None = None) -> tuple[list[dict], Path]:
-    "Run the experiment notebooks at `profile` into `out` (default `reports/<profile>`) and assemble the report; with `overrides`, the one notebook `only` selects, into its own folder under `out` (default `reports/runs`)."
+          timeout: int | None = None, overrides: dict | None = None, commit_units: bool = False) -> tuple[list[dict], Path]:
+    "Run the experiment notebooks at `profile` into `out` (default `reports/<profile>`) and assemble the report; with `overrides`, the one notebook `only` selects, into its own folder under `out` (default `reports/runs`); `commit_units`: commit each unit record as it lands (`unit_committer`)."
     check_profile(profile)
     root = project_root(); nbs = Path(nbs or root / "nbs")
     out = Path(out or root / "reports" / ("runs" if overrides else profile))
@@ -228,7 +262,7 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
                              f"({', '.join(str(p.relative_to(nbs)) for p in found[:8])}{', ...' if len(found) > 8 else ''}): name one")
         out, meta = _run_folder(found[0], found[0].relative_to(nbs), profile, overrides, out, root)
     runs = []
-    with locked(out):
+    with locked(out), (unit_committer(out, root=root) if commit_units else nullcontext()):
         if overrides:
             tmp = out / "overrides.json.tmp"; tmp.write_text(json.dumps(meta, indent=1)); os.replace(tmp, out / "overrides.json")
         for nb in found:
@@ -287,7 +321,7 @@ def _data_check_cmd(a) -> int:
     return 1 if n["corrupt"] or n["missing-mirror"] else 0
 
 def _repro_cmd(a) -> int:
-    runs, report = repro(a.profile, a.only, a.nbs, a.out, a.timeout, parse_set(a.set) if a.set else None)
+    runs, report = repro(a.profile, a.only, a.nbs, a.out, a.timeout, parse_set(a.set) if a.set else None, a.commit_units)
     failed = [r["notebook"] for r in runs if r["status"] != "ok"]
     print(f"\n{len(runs)} notebooks, {len(failed)} failed{': ' + ', '.join(failed) if failed else ''}. Report: {report}")
     return 1 if failed else 0
@@ -333,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--set", nargs="+", default=None, metavar="KEY=VALUE",
                    help="change settings of the one notebook --only selects, e.g. --set seeds=[0,1] max_steps=20000 (values are Python literals; "
                         "a bare word is a string); the run goes to reports/runs/<name>/, never into reports/<profile>/")
+    r.add_argument("--commit-units", action="store_true",
+                   help="git-commit each finished unit record of a long or full run as it lands (reports/<profile>/units/), that file only")
     r.set_defaults(fn=_repro_cmd)
     q = sub.add_parser("prose", help="copy each notebook's prose into its executed copy when their code cells are identical")
     q.add_argument("--profile", default="quick", choices=PROFILES)
