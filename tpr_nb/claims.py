@@ -4,12 +4,15 @@
 
 # %% ../nbs/03a_claims.ipynb #3e72e437
 from __future__ import annotations
+import ast, tomllib
 from dataclasses import dataclass, field
+from importlib.resources import files
+from .catalog import check_fields, read_toml
 
 # %% auto #0
-__all__ = ['PAPERS', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT', 'DIAGNOSTICS', 'CLAIMS', 'NEEDS', 'EVIDENCE_CLASSES',
-           'HEADLINE', 'EVIDENCE', 'GUARDS', 'POST_HOC', 'SPREADS', 'Claim', 'table', 'tpru_vs_gru_diagnostic', 'needs',
-           'evidence', 'Guard', 'PostHoc', 'spread', 'guards', 'post_hoc']
+__all__ = ['PAPERS', 'EVIDENCE_CLASSES', 'HEADLINE', 'RULE_FUNCS', 'CLAIMS_DATA', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT',
+           'DIAGNOSTICS', 'CLAIMS', 'NEEDS', 'EVIDENCE', 'GUARDS', 'POST_HOC', 'SPREADS', 'Claim', 'evidence', 'Guard',
+           'PostHoc', 'spread', 'guards', 'post_hoc', 'needs', 'parse_rule', 'read_claims', 'load_claims']
 
 # %% ../nbs/03a_claims.ipynb #f883b38e
 PAPERS = ("tpru", "hrr_lm", "tpr_rnn", "urn", "hubert")
@@ -31,1249 +34,11 @@ class Claim:
         "The rule that applies at `profile` (None for a reference value)."
         return self.rules.get(profile, self.rule)
 
-def table(paper, experiment, source, metric, rule, rows: dict, note: str = "", rules: dict | None = None, prefix: str = ""):
-    "One `Claim` per `(key, value)` of `rows`, with claim_id `prefix + key`; the rest is shared."
-    return [Claim(paper, experiment, prefix + k, metric, v, rule, source, note, dict(rules or {})) for k, v in rows.items()]
-
-def tpru_vs_gru_diagnostic(prefix: str, label: str, why: str, setting: str, purpose: str = "") -> list[Claim]:
-    "Table 2's two TPRU-vs-GRU checks (validation difference; test sets where the TPRU is at least as accurate) for an encoder setting the paper does not use: no paper value, the paper's rules."
-    return [Claim("tpru", "logical_entailment", f"{prefix}tpru_minus_gru_val", f"{label}: TPRU (N=512) val acc - GRU val acc, points",
-                  None, "ours >= 0", "Table 2 (diagnostic)",
-                  note=f"Not in the paper, {why}: Table 2's TPRU-GRU comparison {setting}{purpose}. Same rule as tpru_minus_gru_val."),
-            Claim("tpru", "logical_entailment", f"{prefix}n_test_sets_tpru_ge_gru",
-                  f"{label}: number of the 5 test sets where TPRU (N=512) acc >= GRU acc", None, "ours >= 4", "Table 2 (diagnostic)",
-                  note=f"Not in the paper, {why}: n_test_sets_tpru_ge_gru {setting}; same rules (quick: at least 3 of 5).",
-                  rules={"quick": "ours >= 3"})]
-
-# %% ../nbs/03a_claims.ipynb #1ca098da
-# Claims for "A simple recurrent unit with reduced tensor product representations" (TPRU).
-# Source text: shared/papers/tpru.md (anonymous ICLR submission); experiments as in issue 4.
-#
-# COVERED
-# - Table 1 (complexity): only the "# Params" formulas (4d^2+2dd', 4d^2+4dd', 3d^2+3dd'), checked as
-#   "ours minus formula" (experiment tpru_params). Table 1 gives formulas only, no numeric counts: the
-#   numeric counts the issue quotes (GRU 49.1k, TPRU 98.3k, LSTM 131.1k at dim 64) are from Table 2's
-#   "# params" column. Also Sec. 3.3 "parameter count independent of N".
-# - Table 2 (logical entailment, dim 64): valid + 5 test sets for GRU, TPRU-512, LSTM, plain and BiDAF
-#   (BiDAF = the parenthesised numbers; optional in the issue); "# params" column; "Mean 2^#Vars" row.
-#   Derived comparison claims (TPRU - GRU on valid; # test sets TPRU >= GRU; TPRU - LSTM on valid).
-# - Sec. 6.3 / Fig. 1 / Fig. 2 (role-count sweep, one vs eight slices): figures only, no numbers ->
-#   qualitative claims (Spearman of val acc vs N, TPRU-8 ~ GRU, slice gain at small N, diminishing).
-# - Table 3 (MNLI matched/mismatched dev, QNLI dev; dim 512 and 1500; plain and BiDAF; # params).
-# - Table 4 (LM perplexity, WikiText-103 and WikiText-2, dim 1024; # params) + Fig. 4/Table 4 right
-#   (training NLL converges faster, qualitative). The issue's PTB check is a claim with paper_value None.
-# - Table 5 (top-2 PMI per POS tag): per-tag top-1 minus top-2 gap (derived from the printed pairs),
-#   count of tags with a dedicated role, open- vs closed-class gap (qualitative). Sec. 6.1 "bank".
-# - Sec. 4 / App. A (gradient analysis): J_t PSD, eigenvalue bound, Eq. 7-8 vs autograd, Mod. I PSD,
-#   Mod. I / Mod. III instability (qualitative, paper_value None).
-# SKIPPED
-# - SOTA rows of Tables 3 and 4 (ALICE ensemble 88.2/87.9/95.7; Krause et al. 16.4; Gong et al. 39.1;
-#   257m/35m params): other people's models, not run here.
-# - Table 1 time-complexity column and nonlinearity counts (not measurements; the speed benchmark of
-#   the issue has no paper number).
-# - Sec. 6 remark that GRU+BiDAF failed to converge in 2 of 3 trials: kept only in a note.
-# DOUBTS
-# - The paper has NO Penn Treebank result: LM is on WikiText-103 and WikiText-2 only. The issue's PTB
-#   check ("TPRU ppl within 10% of LSTM") has paper_value None; the WT-2 ratio is given for reference.
-# - Param counts are internally inconsistent: Table 1 gives TPRU = GRU = 6d^2 per layer at d = d', and
-#   Table 4's 12.6m/16.8m match two layers of 6d^2 / 8d^2 at d = 1024 (weights only, no embeddings);
-#   Table 2's GRU 49.1k matches two layers of 6*64^2 = 49,152 (printed 49.1k, i.e. truncated), but
-#   TPRU 98.3k (= 98,304 = 4 x 24,576) and LSTM 131.1k (= 131,072 = 4 x 32,768) are twice the
-#   two-layer formula. Expect tpru_params Table 2 TPRU/LSTM claims to fail; the issue asks to explain.
-# - Table 2: valid and hard columns are (nearly) identical in every row (GRU 84.3 = 84.3, 91.3 = 91.3;
-#   LSTM BiDAF 89.1 = 89.1), TPRU-512 and LSTM plain share valid 88.6, hard 88.4, big 79.0; "big" column
-#   numbers are all x.0. Possibly copy errors in the paper; transcribed as printed. TPRU BiDAF easy is
-#   printed with two decimals (77.18). The header "test big" is a garbled spanning header.
-# - Table 3: TPRU params printed on one row per block only (N-independent). Sec. 6.3 says more roles
-#   "gradually improves" NLI, but Table 3 is not monotone in N (e.g. dim 512 plain MNLI-m 74.8 -> 74.4).
-#   "All models better on mismatched" fails for BiDAF dim-512 TPRU-512 (78.1 m vs 77.8 mm).
-# - The brief mentions SNLI: in the paper SNLI is only extra training data for MNLI; the NLI test sets
-#   are MNLI and QNLI.
-# - Table 5: PMI log base not stated; tags came from spaCy on MNLI (we use UD English-EWT gold UPOS).
-# - Sec. 4: Eq. 7's Lambda_1 should be (b~_t - b_{t-1}) g(1-g), not b~_t g(1-g); Eq. 8's J_t must be
-#   built from the normalised fillers f_t (a distribution), not f_{b,t}, for Eq. 8 and the App. A PSD
-#   proof (Jensen needs sum f = 1) to hold. Both the as-printed and the corrected forms are claims.
-# - Derived paper_values (differences, ratios, PMI gaps) are computed from printed numbers; see notes.
-
-TPRU = [
-    # ---------------------------------------------------------------- tpru_params (Table 1, 2, 4)
-    *table("tpru", "tpru_params", "Table 1", "weight-matrix params minus Table 1 formula", "ours == 0",
-           {"tpru_formula_diff": 0, "lstm_formula_diff": 0, "gru_formula_diff": 0},
-           note="One cell at d=64, d'=32 (d' != d so the dd' terms are tested). Weight matrices only: "
-                "biases, TPRU scalars b_b, b_x and the fixed buffer E excluded. Formulas: TPRU 4d^2+2dd', "
-                "LSTM 4d^2+4dd', GRU 3d^2+3dd'. paper_value 0 = 'matches the formula'."),
-    Claim("tpru", "tpru_params", "params_independent_of_n",
-          "trainable params (N=512) minus trainable params (N=8), TPRU cell d=64", 0, "ours == 0",
-          "Sec. 3.3", note="E is a fixed random buffer, so the parameter count must not depend on N."),
-    *table("tpru", "tpru_params", "Table 2", "encoder parameters, thousands",
-           "abs(ours - paper) <= 0.02 * paper",
-           {"gru": 49.1, "tpru512": 98.3, "lstm": 131.1},
-           note="Plain architecture, dim 64, two-layer encoder (# params column). 49.1k = 2 x (6*64^2) = "
-                "49,152 weights (truncated), but TPRU 98,304 and LSTM 131,072 are 2x the two-layer Table 1 "
-                "formula (TPRU should equal GRU at d=d'): TPRU/LSTM expected to fail; explain in notebook.",
-           prefix="le_plain_"),
-    *table("tpru", "tpru_params", "Table 2", "encoder parameters, thousands",
-           "abs(ours - paper) <= 0.02 * paper",
-           {"gru": 172.4, "tpru512": 213.0, "lstm": 327.7},
-           note="BiDAF architecture, dim 64 (parenthesised # params). BiDAF is optional in the issue; "
-                "layer-2 input size of the paper's BiDAF is not stated.",
-           prefix="le_bidaf_"),
-    *table("tpru", "tpru_params", "Table 4", "recurrent parameters, millions",
-           "abs(ours - paper) <= 0.02 * paper",
-           {"tpru": 12.6, "lstm": 16.8},
-           note="Two-layer LM at dim 1024 (N=1024 roles for TPRU). Matches 2 x 6*1024^2 = 12.58m and "
-                "2 x 8*1024^2 = 16.78m, i.e. weight matrices only, embeddings/softmax excluded.",
-           prefix="lm_d1024_"),
-
-    # ---------------------------------------------------------------- logical_entailment (Table 2)
-    *table("tpru", "logical_entailment", "Table 2", "accuracy %", "ours >= paper - 1.0",
-           {"val": 84.3, "easy": 68.2, "hard": 84.3, "big": 77.0, "massive": 57.4, "exam": 66.8},
-           note="GRU, plain architecture, dim 64, mean of 3 seeds. valid == hard as printed (suspicious).",
-           prefix="gru_"),
-    *table("tpru", "logical_entailment", "Table 2", "accuracy %", "ours >= paper - 1.0",
-           {"val": 88.6, "easy": 73.1, "hard": 88.4, "big": 79.0, "massive": 62.0, "exam": 71.8},
-           note="TPRU with N=512 roles, plain architecture, dim 64, mean of 3 seeds. valid/hard/big equal "
-                "to the LSTM row as printed (suspicious).",
-           prefix="tpru512_"),
-    *table("tpru", "logical_entailment", "Table 2", "accuracy %", "ours >= paper - 1.0",
-           {"val": 88.6, "easy": 76.3, "hard": 88.4, "big": 79.0, "massive": 64.7, "exam": 76.4},
-           note="LSTM, plain architecture, dim 64, mean of 3 seeds.",
-           prefix="lstm_"),
-    *table("tpru", "logical_entailment", "Table 2", "accuracy %", "ours >= paper - 1.0",
-           {"val": 91.3, "easy": 76.0, "hard": 91.3, "big": 80.0, "massive": 70.4, "exam": 74.3},
-           note="GRU, BiDAF architecture (parenthesised), dim 64; optional. Sec. 6: GRU+BiDAF failed to "
-                "converge in 2 of 3 trials (so the mean may be over the converged run). valid == hard.",
-           prefix="bidaf_gru_"),
-    *table("tpru", "logical_entailment", "Table 2", "accuracy %", "ours >= paper - 1.0",
-           {"val": 90.9, "easy": 77.18, "hard": 90.6, "big": 82.0, "massive": 69.9, "exam": 74.9},
-           note="TPRU-512, BiDAF architecture (parenthesised), dim 64; optional. easy printed as 77.18.",
-           prefix="bidaf_tpru512_"),
-    *table("tpru", "logical_entailment", "Table 2", "accuracy %", "ours >= paper - 1.0",
-           {"val": 89.1, "easy": 75.4, "hard": 89.1, "big": 75.0, "massive": 66.7, "exam": 74.9},
-           note="LSTM, BiDAF architecture (parenthesised), dim 64; optional. valid == hard as printed.",
-           prefix="bidaf_lstm_"),
-    *table("tpru", "logical_entailment", "Table 2", "mean 2^#vars (number of worlds) per pair",
-           "abs(ours - paper) <= 0.05 * paper",
-           {"val": 75.7, "easy": 81.0, "hard": 184.4, "big": 3310.8, "massive": 848570.0, "exam": 5.8},
-           note="Dataset statistic 'Mean 2^{#Vars}' of the real validation/test files (massive printed "
-                "848,570.0). #Vars presumably counts distinct variables in the pair (A, B); not defined.",
-           prefix="mean_worlds_"),
-    Claim("tpru", "logical_entailment", "tpru_minus_gru_val", "TPRU val acc - GRU val acc, points",
-          4.3, "ours >= 0", "Table 2",
-          note="Derived: 88.6 - 84.3 (plain, dim 64, TPRU N=512). Quick profile (2-core CPU) check of "
-               "the issue, same rule. (BiDAF: 90.9 - 91.3 = -0.4, TPRU below GRU.)"),
-    Claim("tpru", "logical_entailment", "n_test_sets_tpru_ge_gru",
-          "number of the 5 test sets where TPRU acc >= GRU acc", 5, "ours >= 4", "Table 2",
-          note="Derived: plain dim 64, TPRU-512 beats GRU on easy, hard, big, massive, exam (5/5); BiDAF "
-               "3/5. Quick profile: at least 3 of 5 (issue).",
-          rules={"quick": "ours >= 3"}),
-    Claim("tpru", "logical_entailment", "tpru_minus_lstm_val", "TPRU val acc - LSTM val acc, points",
-          0.0, "ours >= -1.0", "Table 2",
-          note="Derived: 88.6 - 88.6 (plain, dim 64). Paper: 'comparable performance to the LSTM'."),
-    Claim("tpru", "logical_entailment", "bidaf_tpru_minus_gru_val", "BiDAF: TPRU val acc - GRU val acc, points",
-          -0.4, "ours >= paper - 1.0", "Table 2",
-          note="Derived: 90.9 - 91.3 (BiDAF, dim 64, TPRU N=512; the parenthesised numbers). Sec. 6 says GRU+BiDAF "
-               "failed to converge in 2 of 3 trials, so the GRU's 91.3 may be one run."),
-    Claim("tpru", "logical_entailment", "roles_spearman_val",
-          "Spearman correlation of TPRU val accuracy with number of roles N (sweep N = 8 ... 512)",
-          None, "ours > 0", "Sec. 6.3, Fig. 1",
-          note="Qualitative: 'incorporating more role vectors leads to better performance and faster "
-               "convergence' (learning curves only, no numbers). Quick profile check of the issue."),
-    Claim("tpru", "logical_entailment", "tpru8_minus_gru_val",
-          "TPRU (N=8) val acc - GRU val acc, same dim, points", None, "ours >= -1.0", "Sec. 6.3",
-          note="Qualitative: 'TPRU with only eight role vectors matches that of a GRU with the same "
-               "dimensionality'."),
-    *tpru_vs_gru_diagnostic("one_layer_", "one-layer encoders", "which uses two layers", "with one-layer encoders",
-                            ", to test whether the two-layer TPRU's early plateau comes from stacking (10_entailment)"),
-    *tpru_vs_gru_diagnostic("bi_", "bidirectional encoders", "which names no direction", "with two bidirectional layers",
-                            ", as the reference implementation's launch scripts ask (15_bidirectional)"),
-    Claim("tpru", "logical_entailment", "one_layer_roles_spearman_val",
-          "one-layer encoders: Spearman correlation of TPRU val accuracy with N (N = 8 ... 512)", None, "ours > 0",
-          "Fig. 1 (diagnostic)",
-          note="Not in the paper, which uses two layers: Fig. 1's role sweep with one-layer encoders; same rule as "
-               "roles_spearman_val."),
-    Claim("tpru", "logical_entailment", "slices8_gain_small_n",
-          "final train acc (8 slices) - final train acc (1 slice) at the smallest N, points",
-          None, "ours > 0", "App. E, Fig. 2",
-          note="Qualitative: eight-slice fillers converge faster / train better when roles are few "
-               "(Fig. 2 uses N=4 '4' vs '4 M'; plotted without dropout). Strict: a tie is no gain."),
-    Claim("tpru", "logical_entailment", "slices8_gain_diminishes",
-          "8-vs-1-slice train-acc gain at smallest N minus the gain at largest N, points",
-          None, "ours >= 0", "App. E, Fig. 2",
-          note="Qualitative: 'its effect diminishes when the number of role vectors reaches a large "
-               "value'."),
-
-    # ---------------------------------------------------------------- nli (Table 3; may not be run)
-    *table("tpru", "nli", "Table 3", "dev accuracy %", "ours >= paper - 1.0",
-           {"tpru256_mnli_m": 74.2, "tpru256_mnli_mm": 74.9, "tpru256_qnli": 78.2,
-            "tpru512_mnli_m": 74.8, "tpru512_mnli_mm": 75.6, "tpru512_qnli": 78.8,
-            "tpru1024_mnli_m": 74.4, "tpru1024_mnli_mm": 74.8, "tpru1024_qnli": 78.8,
-            "lstm_mnli_m": 73.4, "lstm_mnli_mm": 73.9, "lstm_qnli": 77.2},
-           note="Plain architecture, dim 512, ELMo inputs, SNLI added to MNLI training; m = matched, "
-                "mm = mismatched dev; tpruN = TPRU with N roles.",
-           prefix="plain_d512_"),
-    *table("tpru", "nli", "Table 3", "dev accuracy %", "ours >= paper - 1.0",
-           {"tpru256_mnli_m": 77.7, "tpru256_mnli_mm": 78.0, "tpru256_qnli": 81.2,
-            "tpru512_mnli_m": 78.1, "tpru512_mnli_mm": 77.8, "tpru512_qnli": 80.1,
-            "tpru1024_mnli_m": 77.7, "tpru1024_mnli_mm": 78.5, "tpru1024_qnli": 80.8,
-            "lstm_mnli_m": 76.5, "lstm_mnli_mm": 77.0, "lstm_qnli": 79.1},
-           note="BiDAF architecture (parenthesised), dim 512, ELMo inputs, SNLI added to training.",
-           prefix="bidaf_d512_"),
-    *table("tpru", "nli", "Table 3", "dev accuracy %", "ours >= paper - 1.0",
-           {"tpru512_mnli_m": 74.5, "tpru512_mnli_mm": 75.4, "tpru512_qnli": 79.3,
-            "tpru1024_mnli_m": 74.8, "tpru1024_mnli_mm": 76.1, "tpru1024_qnli": 80.4,
-            "tpru2048_mnli_m": 75.1, "tpru2048_mnli_mm": 75.2, "tpru2048_qnli": 80.0,
-            "lstm_mnli_m": 74.8, "lstm_mnli_mm": 75.7, "lstm_qnli": 78.8},
-           note="Plain architecture, dim 1500, ELMo inputs, SNLI added to MNLI training.",
-           prefix="plain_d1500_"),
-    *table("tpru", "nli", "Table 3", "dev accuracy %", "ours >= paper - 1.0",
-           {"tpru512_mnli_m": 77.9, "tpru512_mnli_mm": 78.8, "tpru512_qnli": 82.5,
-            "tpru1024_mnli_m": 77.9, "tpru1024_mnli_mm": 78.3, "tpru1024_qnli": 82.2,
-            "tpru2048_mnli_m": 78.7, "tpru2048_mnli_mm": 78.8, "tpru2048_qnli": 82.5,
-            "lstm_mnli_m": 77.1, "lstm_mnli_mm": 77.7, "lstm_qnli": 81.2},
-           note="BiDAF architecture (parenthesised), dim 1500, ELMo inputs, SNLI added to training.",
-           prefix="bidaf_d1500_"),
-    *table("tpru", "nli", "Table 3", "parameters, millions", "abs(ours - paper) <= 0.02 * paper",
-           {"plain_d512_tpru": 8.4, "bidaf_d512_tpru": 16.8, "plain_d512_lstm": 12.6,
-            "bidaf_d512_lstm": 27.3, "plain_d1500_tpru": 48.3, "bidaf_d1500_tpru": 108.4,
-            "plain_d1500_lstm": 60.6, "bidaf_d1500_lstm": 162.9},
-           note="# params column of Table 3, printed once per TPRU block (N-independent). What is counted "
-                "(ELMo input dim, classifier) is not stated.",
-           prefix="params_"),
-    Claim("tpru", "nli", "tpru_minus_lstm_mnli_m_plain_d512", "TPRU acc - LSTM acc, MNLI matched, points",
-          1.4, "ours >= 0", "Table 3",
-          note="Derived: 74.8 (TPRU-512) - 73.4 (LSTM), plain dim 512. 'TPRU consistently outperforms the "
-               "LSTM when a large number of role vectors is deployed'."),
-    Claim("tpru", "nli", "mnli_mm_minus_m", "MNLI mismatched - matched dev acc, points (our main model)",
-          None, "ours >= 0", "Sec. 6, Table 3",
-          note="Qualitative: 'all models perform better on the mismatched dev set'; not true for BiDAF "
-               "dim-512 TPRU-512 (78.1 m vs 77.8 mm) as printed."),
-
-    # ---------------------------------------------------------------- language_model (Table 4)
-    *table("tpru", "language_model", "Table 4", "test perplexity", "ours <= 1.03 * paper",
-           {"wt103_tpru": 41.4, "wt103_lstm": 42.3, "wt2_tpru": 76.8, "wt2_lstm": 76.0},
-           note="Two-layer, dim 1024, TPRU with 1024 roles, tied embeddings, BPE (100k merges WT-103, 10k "
-                "WT-2), 64 epochs, best on valid. Perplexity presumably over BPE tokens. GRU omitted in "
-                "paper."),
-    Claim("tpru", "language_model", "ptb_tpru_over_lstm_ppl", "TPRU test ppl / LSTM test ppl on PTB",
-          None, "ours <= 1.10", "Table 4 (no PTB in paper); issue 4 quick check",
-          note="The paper has no PTB number; issue's check: TPRU within 10% of the LSTM of equal size. "
-               "For reference the paper's ratios are WT-2 76.8/76.0 = 1.0105, WT-103 41.4/42.3 = 0.979."),
-    Claim("tpru", "language_model", "wt2_tpru_over_lstm_ppl", "TPRU test ppl / LSTM test ppl on WikiText-2",
-          1.0105, "ours <= 1.10", "Table 4",
-          note="Derived: 76.8 / 76.0 = 1.0105. Run when the WikiText-2 train split is available."),
-    Claim("tpru", "language_model", "gru_over_tpru_ppl", "GRU test ppl / TPRU test ppl (PTB)",
-          None, "ours >= 1.0", "Table 4 caption",
-          note="Qualitative: 'the GRU doesn't generalise very well on the dev set, its results are "
-               "omitted'."),
-    Claim("tpru", "language_model", "tpru_minus_lstm_train_nll_epoch1",
-          "TPRU train NLL - LSTM train NLL after epoch 1, nats/token", None, "ours <= 0",
-          "Table 4 (right), Fig. 4, Sec. 6",
-          note="Qualitative: 'TPRU converges faster on the training set than the GRU and LSTM' (plotted "
-               "without dropout, WikiText-103)."),
-    Claim("tpru", "language_model", "tpru_minus_gru_train_nll_epoch1",
-          "TPRU train NLL - GRU train NLL after epoch 1, nats/token", None, "ours <= 0",
-          "Table 4 (right), Fig. 4, Sec. 6", note="Qualitative, as above."),
-
-    # ---------------------------------------------------------------- pos_pmi (Table 5, Sec. 6.1-6.2)
-    Claim("tpru", "pos_pmi", "adv_pmi_gap", "top-1 minus top-2 PMI of roles for tag ADV", 1.54,
-          "ours >= 0.5", "Table 5", note="Printed 7.37 / 5.83; gap derived."),
-    Claim("tpru", "pos_pmi", "det_pmi_gap", "top-1 minus top-2 PMI of roles for tag DET", 0.65,
-          "ours >= 0.5", "Table 5", note="Printed 6.06 / 5.41; gap derived."),
-    Claim("tpru", "pos_pmi", "intj_pmi_gap", "top-1 minus top-2 PMI of roles for tag INTJ", 0.67,
-          "ours >= 0.5", "Table 5", note="Printed 7.13 / 6.46; gap derived."),
-    Claim("tpru", "pos_pmi", "noun_pmi_gap", "top-1 minus top-2 PMI of roles for tag NOUN", 1.39,
-          "ours >= 0.5", "Table 5", note="Printed 7.23 / 5.84; gap derived."),
-    Claim("tpru", "pos_pmi", "part_pmi_gap", "top-1 minus top-2 PMI of roles for tag PART", 0.63,
-          "ours >= 0.5", "Table 5", note="Printed 7.54 / 6.91; gap derived."),
-    Claim("tpru", "pos_pmi", "propn_pmi_gap", "top-1 minus top-2 PMI of roles for tag PROPN", 0.80,
-          "ours >= 0.5", "Table 5", note="Printed 7.27 / 6.47; gap derived."),
-    Claim("tpru", "pos_pmi", "verb_pmi_gap", "top-1 minus top-2 PMI of roles for tag VERB", 0.94,
-          "ours >= 0.5", "Table 5", note="Printed 7.22 / 6.28; gap derived."),
-    Claim("tpru", "pos_pmi", "n_tags_dedicated_role",
-          "number of the 17 UPOS tags with top-1 minus top-2 role PMI >= 0.5", 7, "ours >= 1",
-          "Sec. 6.2, Table 5",
-          note="Paper: 7 of 17 tags (spaCy tags on MNLI dev, BiDAF TPRU trained on MNLI, PMI base not "
-               "stated). Ours: UD English-EWT gold UPOS and a TPRU trained in this project, so only "
-               "existence of dedicated roles is required."),
-    Claim("tpru", "pos_pmi", "open_minus_closed_pmi_gap",
-          "mean PMI gap (top-1 - top-2) over open-class UPOS tags minus over closed-class tags",
-          None, "ours > 0", "Sec. 6.2",
-          note="Qualitative: lexical tags (NOUN, PROPN, VERB, ...) have a larger gap. In Table 5: open "
-               "ADV/INTJ/NOUN/PROPN/VERB mean 1.068 vs closed DET/PART 0.64, but only 7 tags printed."),
-    Claim("tpru", "pos_pmi", "bank_river_role_consistent",
-          "P(beta = beta_river | 'bank' in river context)", 1.0, "ours >= paper", "Sec. 6.1, App. D",
-          note="beta_t = argmax_n f_t; paper: BiDAF TPRU on MNLI with fastText inputs, MNLI dev sentences "
-               "(only river use: 'bank fishing'). Needs MNLI dev; may not be run."),
-    Claim("tpru", "pos_pmi", "bank_river_role_precision",
-          "P('bank' in river context | beta = beta_river)", 0.5, "ours >= paper", "Sec. 6.1",
-          note="The other 0.5 is 'the west bank' (river-related too); no finance-sense 'bank' gets "
-               "beta_river. Needs MNLI dev; may not be run."),
-
-    # ---------------------------------------------------------------- gradient_analysis (Sec. 4, App. A)
-    Claim("tpru", "gradient_analysis", "jt_psd_min_eig",
-          "min eigenvalue of J_t = diag(f_t) - f_t f_t^T over random states/inputs (float64)",
-          None, "ours >= -1e-10", "Sec. 4, App. A",
-          note="App. A: J_t is PSD. The proof (Jensen) needs f to be a distribution, i.e. the normalised "
-               "fillers f_t; the paper writes f_{b,t}, which is not normalised (likely a typo)."),
-    Claim("tpru", "gradient_analysis", "jt_eig_bound",
-          "max over samples of lambda_max(J_t) - max_n (f_t)_n", None, "ours <= 1e-10", "Sec. 4",
-          note="'its eigenvalues are all smaller than max_n f_n <= 1'."),
-    Claim("tpru", "gradient_analysis", "eq7_8_corrected_vs_autograd",
-          "max abs diff, analytic d b_t / d b_(t-1) (corrected Eq. 7-8) vs autograd, float64",
-          None, "ours <= 1e-8", "Sec. 4, Eq. 7-8",
-          note="Corrected form: Lambda_1 = diag((b~_t - b_(t-1)) g(1-g)); J_t from normalised f_t; N_t = "
-               "diag(2 / f~_t); S_b = 1[(f_b)_n + b_b > 0]. Also the issue's 'Jacobian check passing'."),
-    Claim("tpru", "gradient_analysis", "eq7_8_as_printed_vs_autograd",
-          "max abs diff, Eq. 7-8 exactly as printed vs autograd, float64", None, "ours <= 1e-8",
-          "Sec. 4, Eq. 7-8",
-          note="The paper's own claim; expected to FAIL: printed Lambda_1 omits -b_(t-1) and J_t uses "
-               "f_{b,t}. The notebook should report the error and the correct form."),
-    Claim("tpru", "gradient_analysis", "mod1_jacobian_psd",
-          "min eigenvalue / max |eigenvalue| of W_r E J_t E^T W_r^T (Mod. I/II: W_u = W_r, softmax)",
-          None, "ours >= -1e-10", "Sec. 4, Eq. 9-10",
-          note="Eq. 9: with W_r = W_u (and V_b = I) d b~_t / d b_(t-1) is PSD; J_t = softmax Jacobian."),
-    Claim("tpru", "gradient_analysis", "mod1_grad_norm_extreme",
-          "|log10 ||d b_T / d b_1||| at T=50, Mod. I minus TPRU (same init)", None, "ours >= 0",
-          "Sec. 4, Mod. I",
-          note="Qualitative: with Mod. I the gradient explodes or vanishes with the spectrum of W_r E; "
-               "TPRU ('ours') is claimed more stable. Gate present in both."),
-    Claim("tpru", "gradient_analysis", "mod3_grad_norm_ratio",
-          "max gradient norm during logical-entailment training, Mod. III (softmax) / TPRU", None,
-          "ours >= 1.0", "Sec. 4, Mod. III",
-          note="Qualitative and hedged in the paper ('could lead to gradients with large norms and make the "
-               "learning process unstable'); relu-squared normalisation claimed to keep gradients stable."),
-    Claim("tpru", "gradient_analysis", "tpru_minus_best_mod_val",
-          "logical-entailment val acc, TPRU (relu-squared) minus the best of Mods. I-III, same steps and seed, points", None,
-          "ours >= 0", "Sec. 4, Mods. I-III",
-          note="Qualitative: 'certain modifications could lead to issues during learning'; the paper gives no numbers "
-               "for the modified cells. Each variant's best validation accuracy over its run."),
-]
-
-# %% ../nbs/03a_claims.ipynb #2f37e64a
-# Claims for hrr_lm: "Towards decomposed linguistic representation with Holographic Reduced
-# Representation" (word-level and chunk-level HRR language models).
-#
-# Covered:
-#   Table 1 (perplexity): PTB column for all 7 model rows; 1B-word columns (1/100, 1/10, full) for the
-#     3 rows that have numbers (Baseline, Fixed-big, Isometric-big; "-" cells skipped). 1B-word cannot
-#     be run in this project: those claims are recorded for completeness only (see notes).
-#   Sec. 4.2 text: two derived comparison claims (HRR/baseline perplexity ratio = the issue's quick
-#     check; Fixed-small minus Fixed-big = "more basis fillers help").
-#   Table 2: left numbers (intrinsic average over the 18 benchmark datasets) per model x 1B size.
-#   Table 3: Google analogy accuracy (overall / semantics / syntax / 3 verb categories), 2 models.
-#   Table 7: all 22 rows (18 datasets + 4 averages) x 9 columns (3 models x 3 1B sizes).
-#   Table 8: per-category Google analogy accuracy, Isometric-big and Baseline (accuracy column).
-#   Sec. 4.3 text: present-participle accuracy 0.964 at a 10K vocabulary; HRR-minus-baseline gain.
-#   Table 4: average AUC, syntactic/semantic, for Baseline, Filler 1, Filler 2; plus the issue's two
-#     quick comparison claims (AUC1-AUC2 syntax, AUC2-AUC1 semantics), paper values derived from Table 4.
-#   Table 5: dominant-role percentage per K-means cluster of "the company" (+ one derived min claim).
-#   Table 6: hit rate@1/5/10/25 and purity, Filler 1 and Filler 2 (+ filler-1-beats-filler-2 claims).
-#   Footnote 6: chunk-level model PTB perplexity 89.5.
-# Skipped:
-#   Table 2 right numbers (extrinsic average over 6 downstream tasks, veceval): the issue plans no
-#     downstream-task experiment. Values, for the record (1/100, 1/10, full 1B): Baseline 0.818 0.816
-#     0.817; Fixed-big 0.823 0.817 0.821; Isometric-big 0.820 0.819 0.822.
-#   Table 8 Correct/Total columns (only the accuracy column is a claim; counts kept in a comment below).
-#   Figures 2-5 (t-SNE, ROC curves): no numbers printed; Fig. 3 is covered qualitatively through the
-#     Table 4 comparison claims.
-# Rules / units:
-#   Perplexity: "ours <= 1.03 * paper". Benchmark scores (higher better): the brief's "paper - 2.0 in
-#   the paper's units" is read as 2 points; the paper prints Tables 2-4, 6-8 as fractions in [0, 1],
-#   where "- 2.0" would be vacuous, so those rules are "ours >= paper - 0.02". Table 5 is printed in
-#   percent, so its rule is "ours >= paper - 2.0".
-# Transcription doubts (all numbers double-checked against the text, Table 7 and 8 by script):
-#   - All word-benchmark numbers (Tables 2, 3, 4, 7, 8) come from models trained on 1B-word data
-#     (1/100, 1/10 or full); this project trains on PTB only (10K vocabulary, heavy OOV on the
-#     benchmarks), so they are reference points, not like-for-like targets.
-#   - Table 7 columns "HRR" / "Fixed-HRR" are taken to be Isometric-big / Fixed-big (App. B names the
-#     three models Baseline, Isometric-big, Fixed-big). Table 7's caption says "word analogy" but the
-#     table holds all 18 datasets plus averages; "ESSLI" is spelled so in the table (ESSLLI).
-#   - Table 7 "analogy" average for full-1B Fixed-HRR is printed 0.480, but the mean of its three
-#     analogy rows (0.590, 0.663, 0.217) is 0.490; all other averages agree to rounding.
-#   - Table 2 intrinsic averages differ slightly from Table 7's "overall" row (e.g. 1/100 1B Baseline
-#     0.386 vs 0.385, Isometric-big 0.476 vs 0.473, Fixed-big 0.466 vs 0.464); both transcribed as printed.
-#   - Table 5: cluster sizes sum to 101, not 100; 75.0% of a 25-chunk cluster is not a whole count.
-#   - Table 6 uses OntoNotes SRL labels, unavailable here; the project uses a UD English-EWT proxy.
-
-HRR_LM = [
-    # ---------------- Table 1: perplexity ----------------
-    *table("hrr_lm", "ptb_perplexity", "Table 1", "test perplexity (PTB)", "ours <= 1.03 * paper",
-           {"baseline_ptb": 90.2, "baseline_cont_ptb": 76.6, "fixed_small_ptb": 97.0,
-            "fixed_medium_ptb": 90.2, "fixed_big_ptb": 88.0, "fixed_big_cont_ptb": 74.7,
-            "isometric_big_ptb": 88.2},
-           note="Table 1 PTB column. 2-layer LSTM, tied embeddings, dim 650 (App. A). HRR models: 2 "
-                "word roles; Fixed-small/medium/big = 50/200/320 fixed random basis fillers per role; "
-                "Isometric-big = 320 trained bases with isometric penalty. '-cont' = contiguous input "
-                "(batch 20, BPTT 35, SGD lr 1.0, decay 0.8); other rows non-contiguous input."),
-    *table("hrr_lm", "ptb_perplexity", "Table 1", "test perplexity (1B-word subset)", "ours <= 1.03 * paper",
-           {"baseline_1b100": 120.4, "baseline_1b10": 64.5, "baseline_1b": 56.0,
-            "fixed_big_1b100": 112.3, "fixed_big_1b10": 64.2, "fixed_big_1b": 57.9,
-            "isometric_big_1b100": 107.2, "isometric_big_1b10": 63.9, "isometric_big_1b": 55.9},
-           note="Table 1 1B-word columns (1/100, 1/10, full 1B; Adam lr 8e-5). 1B-word CANNOT be run "
-                "in this project (data/compute): recorded for completeness, expected unmeasured. "
-                "Other rows are '-' in the paper."),
-    Claim("hrr_lm", "ptb_perplexity", "hrr_over_baseline_ppl_ratio",
-          "HRR ppl / baseline ppl, equal size (ratio)", 0.9756, "ours <= 1.03", "Table 1",
-          note="Issue's quick-profile check: an HRR model no worse than 3% above the equally sized "
-               "baseline. paper_value DERIVED from Table 1 PTB non-contiguous: Fixed-big 88.0 / "
-               "Baseline 90.2 = 0.9756 (contiguous: 74.7 / 76.6 = 0.9752)."),
-    Claim("hrr_lm", "ptb_perplexity", "fixed_small_minus_fixed_big_ppl",
-          "Fixed-small ppl - Fixed-big ppl (PTB)", 9.0, "ours > 0", "Sec. 4.2",
-          note="'Increasing the number of basis fillers has a positive impact' (Fixed-big 88.0 vs "
-               "Fixed-medium 90.2 vs Fixed-small 97.0). paper_value derived: 97.0 - 88.0."),
-
-    # ---------------- Table 2: intrinsic averages ----------------
-    *table("hrr_lm", "word_benchmarks", "Table 2", "mean intrinsic score over 18 datasets (0-1)",
-           "ours >= paper - 0.02",
-           {"baseline_1b100": 0.386, "baseline_1b10": 0.454, "baseline_1b": 0.427,
-            "fixed_big_1b100": 0.466, "fixed_big_1b10": 0.552, "fixed_big_1b": 0.543,
-            "isometric_big_1b100": 0.476, "isometric_big_1b10": 0.570, "isometric_big_1b": 0.589},
-           note="Table 2 left numbers (intrinsic, word-embeddings-benchmarks suite), models trained on "
-                "1/100, 1/10, full 1B; ours will be PTB-trained (10K vocab, OOV). Slightly differs "
-                "from Table 7 'overall' row.", prefix="t2_intrinsic_"),
-    Claim("hrr_lm", "word_benchmarks", "isometric_minus_baseline_intrinsic_gain",
-          "Isometric-big minus Baseline mean intrinsic score, points (score x 100)", 9.0, "ours > 0",
-          "Sec. 4.3",
-          note="Text: gains of 9.0%, 11.6%, 16.2% on 1/100, 1/10, full 1B (= Table 2 differences). "
-               "paper_value is the 1/100 1B gain (smallest data, closest to PTB). Qualitative: HRR "
-               "beats the baseline on intrinsic evaluation."),
-
-    # ---------------- Table 3: Google analogy ----------------
-    *table("hrr_lm", "word_benchmarks", "Table 3", "Google analogy accuracy top-1, 3CosMul (0-1)",
-           "ours >= paper - 0.02",
-           {"baseline_overall": 0.312, "baseline_semantics": 0.243, "baseline_syntax": 0.367,
-            "baseline_past_tense": 0.160, "baseline_present_participle": 0.224,
-            "baseline_plural_verbs": 0.553,
-            "isometric_big_overall": 0.660, "isometric_big_semantics": 0.569,
-            "isometric_big_syntax": 0.733, "isometric_big_past_tense": 0.779,
-            "isometric_big_present_participle": 0.804, "isometric_big_plural_verbs": 0.897},
-           note="Table 3, most frequent 200K words, models on full 1B (matches Table 7 1B Google and "
-                "Table 8). Ours: PTB 10K vocab, report coverage.", prefix="t3_google_"),
-    Claim("hrr_lm", "word_benchmarks", "isometric_big_present_participle_10k",
-          "Google analogy accuracy, present-participle, 10K vocab (0-1)", 0.964,
-          "ours >= paper - 0.02", "Sec. 4.3",
-          note="Text: 'If we limit the vocabulary to the more common words (10K), the accuracy for "
-               "present participles reaches 0.964' (HRR model, presumably Isometric-big on full 1B)."),
-
-    # ---------------- Table 7: 18 datasets + averages ----------------
-    *table("hrr_lm", "word_benchmarks", "Table 7", "benchmark score (0-1; higher better)",
-           "ours >= paper - 0.02",
-           {"ap": 0.476, "bless": 0.462, "battig": 0.247, "essli_1a": 0.523, "essli_2b": 0.775,
-            "essli_2c": 0.444, "men": 0.408, "mturk": 0.485, "rg65": 0.356, "rw": 0.330,
-            "simlex999": 0.221, "tr9856": 0.406, "ws353": 0.477, "ws353r": 0.363, "ws353s": 0.618,
-            "google": 0.057, "msr": 0.105, "semeval2012_2": 0.169, "avg_category": 0.488,
-            "avg_similarity": 0.408, "avg_analogy": 0.110, "avg_overall": 0.385},
-           note="Table 7, Baseline, 1/100 1B. Categorisation: purity; similarity: Spearman; "
-                "analogy: accuracy.", prefix="t7_1b100_baseline_"),
-    *table("hrr_lm", "word_benchmarks", "Table 7", "benchmark score (0-1; higher better)",
-           "ours >= paper - 0.02",
-           {"ap": 0.610, "bless": 0.527, "battig": 0.334, "essli_1a": 0.659, "essli_2b": 0.775,
-            "essli_2c": 0.600, "men": 0.513, "mturk": 0.529, "rg65": 0.424, "rw": 0.431,
-            "simlex999": 0.243, "tr9856": 0.447, "ws353": 0.519, "ws353r": 0.412, "ws353s": 0.679,
-            "google": 0.203, "msr": 0.438, "semeval2012_2": 0.180, "avg_category": 0.584,
-            "avg_similarity": 0.466, "avg_analogy": 0.273, "avg_overall": 0.473},
-           note="Table 7, column 'HRR' (taken as Isometric-big), 1/100 1B.",
-           prefix="t7_1b100_isometric_big_"),
-    *table("hrr_lm", "word_benchmarks", "Table 7", "benchmark score (0-1; higher better)",
-           "ours >= paper - 0.02",
-           {"ap": 0.595, "bless": 0.538, "battig": 0.327, "essli_1a": 0.659, "essli_2b": 0.800,
-            "essli_2c": 0.533, "men": 0.481, "mturk": 0.524, "rg65": 0.428, "rw": 0.430,
-            "simlex999": 0.237, "tr9856": 0.454, "ws353": 0.509, "ws353r": 0.406, "ws353s": 0.660,
-            "google": 0.180, "msr": 0.413, "semeval2012_2": 0.170, "avg_category": 0.575,
-            "avg_similarity": 0.459, "avg_analogy": 0.255, "avg_overall": 0.464},
-           note="Table 7, column 'Fixed-HRR' (taken as Fixed-big), 1/100 1B.",
-           prefix="t7_1b100_fixed_big_"),
-    *table("hrr_lm", "word_benchmarks", "Table 7", "benchmark score (0-1; higher better)",
-           "ours >= paper - 0.02",
-           {"ap": 0.592, "bless": 0.635, "battig": 0.315, "essli_1a": 0.705, "essli_2b": 0.800,
-            "essli_2c": 0.533, "men": 0.475, "mturk": 0.459, "rg65": 0.434, "rw": 0.373,
-            "simlex999": 0.340, "tr9856": 0.445, "ws353": 0.483, "ws353r": 0.342, "ws353s": 0.607,
-            "google": 0.227, "msr": 0.234, "semeval2012_2": 0.193, "avg_category": 0.597,
-            "avg_similarity": 0.440, "avg_analogy": 0.218, "avg_overall": 0.455},
-           note="Table 7, Baseline, 1/10 1B.", prefix="t7_1b10_baseline_"),
-    *table("hrr_lm", "word_benchmarks", "Table 7", "benchmark score (0-1; higher better)",
-           "ours >= paper - 0.02",
-           {"ap": 0.626, "bless": 0.730, "battig": 0.408, "essli_1a": 0.750, "essli_2b": 0.900,
-            "essli_2c": 0.667, "men": 0.619, "mturk": 0.609, "rg65": 0.462, "rw": 0.461,
-            "simlex999": 0.382, "tr9856": 0.544, "ws353": 0.592, "ws353r": 0.501, "ws353s": 0.698,
-            "google": 0.515, "msr": 0.627, "semeval2012_2": 0.217, "avg_category": 0.680,
-            "avg_similarity": 0.541, "avg_analogy": 0.453, "avg_overall": 0.573},
-           note="Table 7, column 'HRR' (taken as Isometric-big), 1/10 1B.",
-           prefix="t7_1b10_isometric_big_"),
-    *table("hrr_lm", "word_benchmarks", "Table 7", "benchmark score (0-1; higher better)",
-           "ours >= paper - 0.02",
-           {"ap": 0.642, "bless": 0.715, "battig": 0.425, "essli_1a": 0.795, "essli_2b": 0.900,
-            "essli_2c": 0.644, "men": 0.570, "mturk": 0.544, "rg65": 0.474, "rw": 0.435,
-            "simlex999": 0.376, "tr9856": 0.511, "ws353": 0.540, "ws353r": 0.419, "ws353s": 0.670,
-            "google": 0.482, "msr": 0.605, "semeval2012_2": 0.218, "avg_category": 0.687,
-            "avg_similarity": 0.504, "avg_analogy": 0.435, "avg_overall": 0.554},
-           note="Table 7, column 'Fixed-HRR' (taken as Fixed-big), 1/10 1B.",
-           prefix="t7_1b10_fixed_big_"),
-    *table("hrr_lm", "word_benchmarks", "Table 7", "benchmark score (0-1; higher better)",
-           "ours >= paper - 0.02",
-           {"ap": 0.601, "bless": 0.710, "battig": 0.350, "essli_1a": 0.727, "essli_2b": 0.800,
-            "essli_2c": 0.533, "men": 0.328, "mturk": 0.234, "rg65": 0.414, "rw": 0.337,
-            "simlex999": 0.331, "tr9856": 0.339, "ws353": 0.414, "ws353r": 0.232, "ws353s": 0.567,
-            "google": 0.312, "msr": 0.285, "semeval2012_2": 0.215, "avg_category": 0.620,
-            "avg_similarity": 0.355, "avg_analogy": 0.271, "avg_overall": 0.429},
-           note="Table 7, Baseline, full 1B.", prefix="t7_1b_baseline_"),
-    *table("hrr_lm", "word_benchmarks", "Table 7", "benchmark score (0-1; higher better)",
-           "ours >= paper - 0.02",
-           {"ap": 0.664, "bless": 0.785, "battig": 0.470, "essli_1a": 0.773, "essli_2b": 0.800,
-            "essli_2c": 0.578, "men": 0.604, "mturk": 0.582, "rg65": 0.575, "rw": 0.468,
-            "simlex999": 0.416, "tr9856": 0.555, "ws353": 0.586, "ws353r": 0.482, "ws353s": 0.697,
-            "google": 0.660, "msr": 0.728, "semeval2012_2": 0.228, "avg_category": 0.678,
-            "avg_similarity": 0.553, "avg_analogy": 0.539, "avg_overall": 0.592},
-           note="Table 7, column 'HRR' (taken as Isometric-big), full 1B.",
-           prefix="t7_1b_isometric_big_"),
-    *table("hrr_lm", "word_benchmarks", "Table 7", "benchmark score (0-1; higher better)",
-           "ours >= paper - 0.02",
-           {"ap": 0.672, "bless": 0.730, "battig": 0.446, "essli_1a": 0.727, "essli_2b": 0.750,
-            "essli_2c": 0.667, "men": 0.487, "mturk": 0.476, "rg65": 0.554, "rw": 0.412,
-            "simlex999": 0.382, "tr9856": 0.476, "ws353": 0.523, "ws353r": 0.371, "ws353s": 0.664,
-            "google": 0.590, "msr": 0.663, "semeval2012_2": 0.217, "avg_category": 0.665,
-            "avg_similarity": 0.484, "avg_analogy": 0.480, "avg_overall": 0.545},
-           note="Table 7, column 'Fixed-HRR' (taken as Fixed-big), full 1B. avg_analogy printed "
-                "0.480 but mean of its 3 analogy rows is 0.490 (paper inconsistency).",
-           prefix="t7_1b_fixed_big_"),
-
-    # ---------------- Table 8: Google analogy per category ----------------
-    # Correct/Total (Isometric-big | Baseline): comparative 1130/1332 | 839; plural 1154/1332 | 900;
-    # superlative 848/1122 | 321; plural-verbs 780/870 | 481; opposite 284/812 | 167;
-    # nationality-adjective 1255/1521 | 618; past-tense 1215/1560 | 249; present-participle 849/1056 | 237;
-    # adjective-to-adverb 254/992 | 71; currency 171/646 | 95; capital-world 3176/4291 | 1284;
-    # capital-common-countries 445/506 | 159; family 417/506 | 369; city-in-state 578/2467 | 137.
-    *table("hrr_lm", "word_benchmarks", "Table 8", "Google analogy accuracy per category (0-1)",
-           "ours >= paper - 0.02",
-           {"comparative": 0.848, "plural": 0.866, "superlative": 0.756, "plural_verbs": 0.897,
-            "opposite": 0.350, "nationality_adjective": 0.825, "past_tense": 0.779,
-            "present_participle": 0.804, "adjective_to_adverb": 0.256, "currency": 0.265,
-            "capital_world": 0.740, "capital_common_countries": 0.879, "family": 0.824,
-            "city_in_state": 0.234},
-           note="Table 8, Isometric-big (full 1B per Table 3; 200K vocab). Accuracy = Correct/Total, "
-                "checked. Ours at PTB 10K vocab will cover far fewer questions: report Total.",
-           prefix="t8_isometric_big_"),
-    *table("hrr_lm", "word_benchmarks", "Table 8", "Google analogy accuracy per category (0-1)",
-           "ours >= paper - 0.02",
-           {"comparative": 0.630, "plural": 0.676, "superlative": 0.286, "plural_verbs": 0.553,
-            "opposite": 0.206, "nationality_adjective": 0.406, "past_tense": 0.160,
-            "present_participle": 0.224, "adjective_to_adverb": 0.072, "currency": 0.147,
-            "capital_world": 0.299, "capital_common_countries": 0.314, "family": 0.729,
-            "city_in_state": 0.056},
-           note="Table 8, Baseline (full 1B; 200K vocab). Same Totals as Isometric-big.",
-           prefix="t8_baseline_"),
-
-    # ---------------- Table 4: syntax / semantics AUC ----------------
-    *table("hrr_lm", "syntax_semantics", "Table 4", "average ROC-AUC on verb-related categories",
-           "ours >= paper - 0.02",
-           {"baseline_syntactic": 0.842, "baseline_semantic": 0.670,
-            "filler1_syntactic": 0.912, "filler1_semantic": 0.873,
-            "filler2_syntactic": 0.840, "filler2_semantic": 0.975},
-           note="Table 4: cosine-threshold ROC-AUC for 'related' word pairs from Google analogy verb "
-                "categories; syntactic = same inflection, semantic = same lemma. Filler 1/2 = the two "
-                "filler spaces of Isometric-big; all models on full 1B (ours: PTB).",
-           prefix="t4_auc_"),
-    Claim("hrr_lm", "syntax_semantics", "syntax_auc_filler1_minus_filler2",
-          "AUC(filler 1) - AUC(filler 2), syntactic categorisation", 0.072, "ours > 0", "Table 4",
-          note="Issue's quick check (also full): filler space 1 beats filler space 2 on syntax. "
-               "paper_value DERIVED from Table 4: 0.912 - 0.840. Cf. Fig. 3 left (gerunds)."),
-    Claim("hrr_lm", "syntax_semantics", "semantic_auc_filler2_minus_filler1",
-          "AUC(filler 2) - AUC(filler 1), semantic categorisation", 0.102, "ours > 0", "Table 4",
-          note="Issue's quick check (also full): filler space 2 beats filler space 1 on semantics. "
-               "paper_value DERIVED from Table 4: 0.975 - 0.873. Cf. Fig. 3 right (plural verbs)."),
-
-    # ---------------- Table 5: K-means of "the company" ----------------
-    *table("hrr_lm", "chunk_analysis", "Table 5", "% of cluster members with the dominant role",
-           "ours >= paper - 2.0",
-           {"cluster1_object": 80.0, "cluster2_begin_of_sentence": 100.0,
-            "cluster3_prepositional_object": 75.0, "cluster4_subject": 84.6,
-            "cluster5_subject": 88.5},
-           note="Table 5: K-means (k=5) of chunk-filler embeddings of 100 random 'the company' "
-                "occurrences (PTB); dominant role judged by a human. Cluster sizes 10/27/25/13/26 "
-                "(sum 101; 75.0% of 25 is not a whole count - garbled?). Cluster ids are arbitrary: "
-                "match ours by dominant role. Ours: role labels from our UD-derived proxy.",
-           prefix="t5_"),
-    Claim("hrr_lm", "chunk_analysis", "t5_min_cluster_dominant_pct",
-          "min over the 5 clusters of % members with the dominant role", 75.0, "ours >= 50.0", "Table 5",
-          note="Qualitative 'there is a clear role in each cluster' made measurable; paper_value is "
-               "the minimum of Table 5's percentages (derived). Rule: every cluster has a majority role."),
-
-    # ---------------- Table 6: hit rate / purity ----------------
-    *table("hrr_lm", "chunk_analysis", "Table 6", "hit rate / purity vs role labels (0-1)",
-           "ours >= paper - 0.02",
-           {"filler1_hit1": 0.604, "filler1_hit5": 0.604, "filler1_hit10": 0.600,
-            "filler1_hit25": 0.586, "filler1_purity": 0.677,
-            "filler2_hit1": 0.572, "filler2_hit5": 0.553, "filler2_hit10": 0.544,
-            "filler2_hit25": 0.531, "filler2_purity": 0.610},
-           note="Table 6: k-NN (k=1,5,10,25) hit rate of chunk-filler embeddings and cluster purity "
-                "against AGENT/PATIENT/PREDICATE/MODIFIER. Paper: ~4K OntoNotes WSJ chunks (SRL "
-                "ARG0/ARG1/V/ARGM). Ours: UD English-EWT dependency PROXY labels (not comparable 1:1).",
-           prefix="t6_"),
-    *[Claim("hrr_lm", "chunk_analysis", f"t6_words_only_{k}", f"words-only yardstick: {k.replace('hit', 'hit rate@')} of the sum of a chunk's word embeddings (0-1)",
-            None, None, "Table 6 (diagnostic)", note="Not in the paper: what the words alone score, with no role prediction; "
-            "a reference value for the guards of Table 6's claims.") for k in ("hit1", "hit5", "hit10", "hit25", "purity")],
-    Claim("hrr_lm", "chunk_analysis", "t6_majority_share", "share of the most common proxy role label among the chunks (0-1)", None, None,
-          "Table 6 (diagnostic)", note="The chance level of Table 6's purity; a reference value for its guards."),
-    Claim("hrr_lm", "chunk_analysis", "t6_purity_filler1_minus_filler2",
-          "purity(filler 1) - purity(filler 2)", 0.067, "ours > 0", "Table 6",
-          note="Sec. 4.4: 'the first set of fillers are more accurate at clustering these roles than "
-               "the second'. paper_value DERIVED: 0.677 - 0.610."),
-    Claim("hrr_lm", "chunk_analysis", "t6_hit1_filler1_minus_filler2",
-          "hit rate@1(filler 1) - hit rate@1(filler 2)", 0.032, "ours > 0", "Table 6",
-          note="Same statement as above, hit rate@1. paper_value DERIVED: 0.604 - 0.572."),
-    Claim("hrr_lm", "chunk_analysis", "chunk_model_ptb_ppl", "test perplexity (PTB)", 89.5,
-          "ours <= 1.03 * paper",
-          "Footnote 6",
-          note="Chunk-level HRRLM next-word perplexity on PTB (vs 88.0 for the word-level model it "
-               "was initialised from; 88.0 matches Fixed-big in Table 1)."),
-]
-
-# %% ../nbs/03a_claims.ipynb #d43489fa
-# Claims for tpr_rnn: Schlag & Schmidhuber 2018, "Learning to reason with third-order tensor products"
-# (TPR-RNN on bAbI en-10k).
-#
-# Covered:
-#   Table 2 (babi_single): TPR-RNN single-task per-task test error, "mean" column (5 runs; claim_ids
-#     taskNN_error) and "best" column (taskNN_best_error); Avg Error and Failure (>5%) rows of both
-#     columns; tasks_under_5pct (quick-profile check of the issue); Avg Error of the four baseline
-#     columns (LSTM, N2N, DMN+, REN) as "TPR-RNN beats X" comparisons.
-#   Table 1 (babi_all; its claim_ids are prefixed all_ to stay unique within the paper): TPR-RNN
-#     Avg Error and Failure; the REN, DNC and SDNC columns as comparisons.
-#   Table 4, App. B (babi_all): per-task "mean" (8 runs) and "best" (per-row minimum over runs)
-#     columns, and the best "all (0)" value.
-#   Table 3 (babi_ablation): failed-task lists of W, W+M, W+B turned into per-task solved/failed
-#     claims, failed-task counts, and the "move less important than backlink" statement.
-#   Fig. 3 / Sec. 6 text (babi_curve): "<5% error in 48 hours (i.e. 250k steps)" and a reduced-scale
-#     "curve improves" check.
-#   Fig. 5 / Sec. 7 text (babi_sysgen): qualitative claims (no drop for partially trained new
-#     entities; better than the baseline) made measurable; the figure's bar values are not in the
-#     text, so paper_value is None and the thresholds are ours (stated in notes).
-# Skipped:
-#   Table 2 baseline per-task columns (LSTM, N2N, DMN+, REN): these models are not run by the
-#     project; only their Avg Error rows are used, as comparisons.
-#   Table 4 per-run columns run-0..run-7: individual seeds are not reproducible claims; their
-#     summary (best, mean) is covered. Checked: the printed mean/best columns equal the mean
-#     (sample std) and minimum of the eight run columns for every row.
-#   Figs. 6-8 (clustered similarity matrices of other tasks): qualitative figures only. Fig. 4 (task 3)
-#     gives two countable statements (4 clusters in e(1), 3 in r(1)), registered as babi_representations.
-#     Speed/bad-input items of the issue are not paper claims.
-#   The DNC curve in Fig. 3 (DNC is not run; its 600k steps are a training-budget remark).
-# Transcription doubts:
-#   - Table 1 caption says "statistics are generated from 10 runs", but Table 4 has 8 runs and its
-#     "all (0)" mean 1.34 +- 0.52 equals Table 1's TPR-RNN Avg Error. Table 1's Failure 0.86 +- 1.11
-#     does NOT match Table 4: the 8 runs have 1,1,0,0,0,1,1,3 tasks over 5% (mean 0.875, std 0.99).
-#   - Tables 1 and 2 captions say "mean and variance" but the +- values behave like sample std.
-#   - Table 2 LSTM Avg Error is printed 36.4, while its 20 printed per-task values average 33.4
-#     (quoted from [44]); other columns' Avg rows match their per-task values.
-#   - Table 2 task 16 mean is printed "0.02 +- 0.045" (odd precision); task 19 mean 12.64 +- 17.39
-#     (the paper says seeds either solve it or fall into a local minimum).
-#   - Table 4 "all (0)" is the error on the joint test set and differs slightly from the average of
-#     the 20 task rows (e.g. run-0: 1.50 vs 1.525).
-#   - Table 3 gives only lists of failed tasks, no per-task errors and no number of runs.
-
-_SINGLE_NOTE = ("TPR-RNN single-task model (entity 15, relation 10, hidden = vocab; Nadam lr 0.008, "
-                "betas 0.6/0.4, batch 128), test error %, early stopping on validation. ")
-_ALL_NOTE = ("TPR-RNN all-tasks model (hidden 90, entity 40, relation 20; Nadam lr 0.001 default "
-             "betas, batch 32), one model on all 20 tasks, per-task test error %. ")
-
-TPR_RNN = [
-    # ---------------- Table 2: single task (babi_single) ----------------
-    *table("tpr_rnn", "babi_single", "Table 2", "test error %", "ours <= max(paper + 1.0, 5.0)",
-           {"task01_error": 0.02, "task02_error": 0.06, "task03_error": 1.78, "task04_error": 0.02,
-            "task05_error": 0.61, "task06_error": 0.22, "task07_error": 2.78, "task08_error": 0.47,
-            "task09_error": 0.14, "task10_error": 1.24, "task11_error": 0.14, "task12_error": 0.04,
-            "task13_error": 0.42, "task14_error": 0.24, "task15_error": 0.0, "task16_error": 0.02,
-            "task17_error": 0.9, "task18_error": 0.64, "task19_error": 12.64, "task20_error": 0.0},
-           note=_SINGLE_NOTE + "Column 'TPR-RNN mean' (mean over 5 runs; std printed: t03 0.58, "
-                "t07 1.81, t10 1.30, t16 '0.045', t19 17.39 = unstable, some seeds stuck). "
-                "ours = mean over seeds (1 seed below full profile)."),
-    *table("tpr_rnn", "babi_single", "Table 2", "test error %", "ours <= max(paper + 1.0, 5.0)",
-           {"task01_best_error": 0.0, "task02_best_error": 0.0, "task03_best_error": 1.2,
-            "task04_best_error": 0.0, "task05_best_error": 0.5, "task06_best_error": 0.0,
-            "task07_best_error": 0.5, "task08_best_error": 0.1, "task09_best_error": 0.0,
-            "task10_best_error": 0.3, "task11_best_error": 0.0, "task12_best_error": 0.0,
-            "task13_best_error": 0.3, "task14_best_error": 0.0, "task15_best_error": 0.0,
-            "task16_best_error": 0.0, "task17_best_error": 0.4, "task18_best_error": 0.1,
-            "task19_best_error": 0.0, "task20_best_error": 0.0},
-           note=_SINGLE_NOTE + "Column 'TPR-RNN best' (best of 5 runs per task). "
-                "ours = minimum over seeds."),
-    Claim("tpr_rnn", "babi_single", "mean_error", "test error % averaged over the 20 tasks", 1.12,
-          "ours <= paper + 1.0", "Table 2",
-          note=_SINGLE_NOTE + "'Avg Error' of the mean column, printed 1.12 +- 1.19 (over 5 runs)."),
-    Claim("tpr_rnn", "babi_single", "mean_error_10k", "test error % averaged over the 19 tasks with 10k training data (all but task 3)",
-          1.08, "ours <= 2.0", "Table 2 (derived)",
-          note=_SINGLE_NOTE + "The mean column without task 3 (the mirror has only task 3's 1k train file, so ours is reported "
-               "apart): (20 x 1.119 - 1.78) / 19 = 1.08. Rule: issue 34's target, 2% or less."),
-    Claim("tpr_rnn", "babi_single", "best_mean_error",
-          "test error % averaged over the 20 tasks, best run per task", 0.17,
-          "ours <= paper + 1.0", "Table 2",
-          note=_SINGLE_NOTE + "'Avg Error' of the best column (= mean of the 20 best values)."),
-    Claim("tpr_rnn", "babi_single", "failed_tasks",
-          "tasks with test error > 5%, mean over seeds of the per-seed count", 0.4,
-          "ours <= paper + 1.0", "Table 2",
-          note=_SINGLE_NOTE + "'Failure (>5%)' of the mean column, printed 0.4 +- 0.55 "
-               "(2 of 5 runs failed one task, task 19 per the text)."),
-    Claim("tpr_rnn", "babi_single", "best_failed_tasks",
-          "tasks whose best-over-seeds test error > 5%", 0, "ours <= paper", "Table 2",
-          note=_SINGLE_NOTE + "'Failure (>5%)' of the best column."),
-    Claim("tpr_rnn", "babi_single", "tasks_under_5pct",
-          "number of tasks (of 20) with best-over-seeds test error < 5%", 20, "ours >= paper",
-          "Table 2",
-          note=_SINGLE_NOTE + "Implied by the best column (0 failures); the mean column has only "
-               "task 19 above 5% (12.64). Issue 3: quick profile (2-core CPU) must reach >= 8.",
-          rules={"quick": "ours >= 8", "smoke": "ours >= 0"}),
-    *table("tpr_rnn", "babi_single", "Table 2",
-           "TPR-RNN best-over-seeds avg test error %, compared with the baseline's printed value",
-           "ours < paper",
-           {"beats_lstm_avg_error": 36.4, "beats_n2n_avg_error": 4.2, "beats_dmnplus_avg_error": 2.8,
-            "beats_ren_avg_error": 0.5},
-           note="'Avg Error' row of the baseline 'best' columns (LSTM [44], N2N [44], DMN+ [46], "
-                "REN [51]); baselines not run. Paper: TPR-RNN best 0.17 beats all. LSTM's 36.4 does "
-                "not match the mean (33.4) of its printed per-task values."),
-
-    # ---------------- Table 1 + Table 4: all tasks (babi_all) ----------------
-    Claim("tpr_rnn", "babi_all", "all_mean_error", "test error % on all tasks (joint test set)", 1.34,
-          "ours <= paper + 1.0", "Table 1",
-          note=_ALL_NOTE + "Table 1 TPR-RNN 'Avg Error' 1.34 +- 0.52; equals Table 4 'all (0)' "
-               "mean over 8 runs although Table 1's caption says 10 runs."),
-    Claim("tpr_rnn", "babi_all", "all_failed_tasks",
-          "tasks with test error > 5%, mean over seeds of the per-seed count", 0.86,
-          "ours <= paper + 1.0", "Table 1",
-          note=_ALL_NOTE + "Table 1 'Failure (>5%)' 0.86 +- 1.11. Inconsistent with Table 4, whose "
-               "8 runs give 0.875 +- 0.99 (counts 1,1,0,0,0,1,1,3)."),
-    Claim("tpr_rnn", "babi_all", "all_best_mean_error", "test error % on all tasks, best run", 0.78,
-          "ours <= paper + 1.0", "Table 4",
-          note=_ALL_NOTE + "Table 4 'all (0)' row, best column (= run-4)."),
-    *table("tpr_rnn", "babi_all", "Table 4", "test error %", "ours <= max(paper + 1.0, 5.0)",
-           {"task01_error": 0.05, "task02_error": 0.64, "task03_error": 4.14, "task04_error": 0.05,
-            "task05_error": 1.0, "task06_error": 0.36, "task07_error": 1.88, "task08_error": 0.51,
-            "task09_error": 0.4, "task10_error": 0.89, "task11_error": 1.18, "task12_error": 1.35,
-            "task13_error": 2.38, "task14_error": 0.85, "task15_error": 0.03, "task16_error": 0.7,
-            "task17_error": 3.44, "task18_error": 0.72, "task19_error": 6.96, "task20_error": 0.0},
-           note=_ALL_NOTE + "Table 4 'mean' column over 8 runs (printed with 2 decimals, e.g. "
-                "1.00; std t03 1.85, t17 3.16, t19 7.03). ours = mean over seeds.", prefix="all_"),
-    *table("tpr_rnn", "babi_all", "Table 4", "test error %", "ours <= max(paper + 1.0, 5.0)",
-           {"task01_best_error": 0.0, "task02_best_error": 0.3, "task03_best_error": 2.2,
-            "task04_best_error": 0.0, "task05_best_error": 0.7, "task06_best_error": 0.0,
-            "task07_best_error": 1.0, "task08_best_error": 0.2, "task09_best_error": 0.1,
-            "task10_best_error": 0.2, "task11_best_error": 0.5, "task12_best_error": 0.0,
-            "task13_best_error": 1.9, "task14_best_error": 0.2, "task15_best_error": 0.0,
-            "task16_best_error": 0.0, "task17_best_error": 0.6, "task18_best_error": 0.0,
-            "task19_best_error": 1.2, "task20_best_error": 0.0},
-           note=_ALL_NOTE + "Table 4 'best' column = per-task minimum over the 8 runs (not one "
-                "run). ours = minimum over seeds.", prefix="all_"),
-    *table("tpr_rnn", "babi_all", "Table 1",
-           "TPR-RNN all-tasks mean test error %, compared with the baseline's printed value",
-           "ours < paper",
-           {"beats_ren_mean_error": 9.7, "beats_dnc_mean_error": 12.8, "beats_sdnc_mean_error": 6.4},
-           note="Table 1 'Avg Error' of REN [51] (9.7 +- 2.6), DNC [49] (12.8 +- 4.7), SDNC [50] "
-                "(6.4 +- 2.5); published numbers, baselines not run."),
-    *table("tpr_rnn", "babi_all", "Table 1",
-           "TPR-RNN all-tasks failed tasks (>5%), mean over seeds, compared with the baseline's",
-           "ours < paper",
-           {"beats_ren_failed_tasks": 5, "beats_dnc_failed_tasks": 8.2, "beats_sdnc_failed_tasks": 4.1},
-           note="Table 1 'Failure (>5%)' of REN (5 +- 1.2), DNC (8.2 +- 2.5), SDNC (4.1 +- 1.6); "
-                "published numbers, baselines not run."),
-
-    # ---------------- Table 3: ablations (babi_ablation) ----------------
-    *table("tpr_rnn", "babi_ablation", "Table 3", "test error %", "ours <= 5.0",
-           {"task01_error": None, "task02_error": None, "task04_error": None, "task05_error": None,
-            "task07_error": None, "task08_error": None, "task11_error": None, "task14_error": None,
-            "task15_error": None, "task16_error": None, "task18_error": None, "task20_error": None},
-           prefix="w_",
-           note="Single-task model with the write operation only (W). Table 3 lists failed tasks "
-                "3, 6, 9, 10, 12, 13, 17, 19; this task is not listed, i.e. solved (err <= 5%). "
-                "No per-task errors or run counts printed."),
-    *table("tpr_rnn", "babi_ablation", "Table 3", "test error %", "ours > 5.0",
-           {"task03_error": None, "task06_error": None, "task09_error": None, "task10_error": None,
-            "task12_error": None, "task13_error": None, "task17_error": None, "task19_error": None},
-           prefix="w_",
-           note="Write only (W): listed as failed (err > 5%) in Table 3. No error value printed."),
-    *table("tpr_rnn", "babi_ablation", "Table 3", "test error %", "ours <= 5.0",
-           {"task01_error": None, "task02_error": None, "task03_error": None, "task04_error": None,
-            "task05_error": None, "task06_error": None, "task07_error": None, "task08_error": None,
-            "task11_error": None, "task12_error": None, "task14_error": None, "task15_error": None,
-            "task16_error": None, "task18_error": None, "task19_error": None, "task20_error": None},
-           prefix="wm_",
-           note="Write + move (W+M). Table 3 lists failed tasks 9, 10, 13, 17; this task is not "
-                "listed, i.e. solved (err <= 5%). No per-task errors printed."),
-    *table("tpr_rnn", "babi_ablation", "Table 3", "test error %", "ours > 5.0",
-           {"task09_error": None, "task10_error": None, "task13_error": None, "task17_error": None},
-           prefix="wm_",
-           note="Write + move (W+M): listed as failed (err > 5%) in Table 3."),
-    *table("tpr_rnn", "babi_ablation", "Table 3", "test error %", "ours <= 5.0",
-           {"task01_error": None, "task02_error": None, "task04_error": None, "task05_error": None,
-            "task06_error": None, "task07_error": None, "task08_error": None, "task09_error": None,
-            "task10_error": None, "task11_error": None, "task12_error": None, "task13_error": None,
-            "task14_error": None, "task15_error": None, "task16_error": None, "task17_error": None,
-            "task18_error": None, "task19_error": None, "task20_error": None},
-           prefix="wb_",
-           note="Write + backlink (W+B). Table 3 lists only task 3 as failed; this task is "
-                "solved (err <= 5%). No per-task errors printed."),
-    Claim("tpr_rnn", "babi_ablation", "wb_task03_error", "test error %", None, "ours > 5.0",
-          "Table 3", note="Write + backlink (W+B): task 3 is its only failed task (err > 5%)."),
-    *table("tpr_rnn", "babi_ablation", "Table 3", "number of tasks with test error > 5%",
-           "abs(ours - paper) <= 1",
-           {"w_failed_tasks": 8, "wm_failed_tasks": 4, "wb_failed_tasks": 1},
-           note="Counts of the failed-task lists of Table 3 (W: 3,6,9,10,12,13,17,19; W+M: "
-                "9,10,13,17; W+B: 3). Full model (W+M+B): 0 failures with best runs, Table 2."),
-    Claim("tpr_rnn", "babi_ablation", "move_less_important_than_backlink",
-          "failed tasks with W+M minus failed tasks with W+B", 3, "ours > 0", "Table 3",
-          note="Caption: 'the move operation is in general less important than the backlink "
-               "operation' (4 - 1 = 3 in Table 3)."),
-
-    # ---------------- Fig. 3 / Sec. 6: training curve (babi_curve) ----------------
-    Claim("tpr_rnn", "babi_curve", "steps_to_5pct_error",
-          "training steps (batch 32) until all-tasks error < 5%", 250000, "ours <= paper", "Fig. 3",
-          note="Fig. 3 caption: 'All our all-tasks models achieve <5% error in 48 hours (i.e. 250k "
-               "steps)'. Fig. 3 plots training accuracy, so the error is read as training error; "
-               "an upper bound, not a measured point. Not reachable at quick/smoke scale."),
-    Claim("tpr_rnn", "babi_curve", "curve_improves",
-          "accuracy % at the last logged step minus at the first, points", None, "ours > 0",
-          "Fig. 3",
-          note="Qualitative: training accuracy rises over steps (Fig. 3); the reduced-scale check "
-               "the issue asks the quick profile to plot."),
-
-    # ---------------- Fig. 5 / Sec. 7: systematic generalisation (babi_sysgen) ----------------
-    *table("tpr_rnn", "babi_sysgen", "Fig. 5",
-           "accuracy % of Alex (trained on 8/8 tasks) minus that of the entity, points",
-           "ours <= 5.0",
-           {"glenn_drop": None, "jordan_drop": None, "mike_drop": None, "logan_drop": None},
-           note="TPR-RNN on tasks 1,6,7,8,9,11,12,13 joined, plus new entities Alex, Glenn, Jordan, "
-                "Mike, Logan with training stories from 8/8, 6/8, 4/8, 2/8, 1/8 of the tasks; "
-                "accuracy averaged over the 8 per-task generated test sets. Paper: 'test accuracy "
-                "should not drop for entities with only partial training data' and 'high accuracy "
-                "on entity/task pairs on which it has not been trained'. Bar values not in the text; "
-                "the 5-point tolerance is ours."),
-    Claim("tpr_rnn", "babi_sysgen", "tpr_minus_baseline_partial",
-          "TPR-RNN minus baseline accuracy %, mean over Glenn, Jordan, Mike, Logan, points", None,
-          "ours > 0", "Fig. 5",
-          note="Paper: TPR-RNN 'generalises better than a previous state-of-the-art model' (its "
-               "baseline is shown only in the figure); issue 3 allows an LSTM reader as baseline."),
-
-    # ---------------- Fig. 4 / Sec. 7: representation analysis (babi_representations) ----------------
-    Claim("tpr_rnn", "babi_representations", "e1_clusters",
-          "clusters of e(1) over the unique sentences of task 3 validation (average-linkage cosine "
-          "distance cut at 0.5; clusters holding >= 2% of the sentences)", 4, "abs(ours - paper) <= 1",
-          "Fig. 4", rules={"smoke": "ours >= 0"},
-          note="Text: 'The image based on e(1) shows 4 distinct clusters ... they represent the four "
-               "entities'. The figure has no numbers; the clustering rule that counts them is ours."),
-    Claim("tpr_rnn", "babi_representations", "r1_clusters",
-          "clusters of r(1) over the unique sentences of task 3 validation (same rule)", 3,
-          "abs(ours - paper) <= 1", "Fig. 4", rules={"smoke": "ours >= 0"},
-          note="Text: 'In the case of r(1) we observe that sentences seem to group into three, albeit "
-               "less distinct, clusters' (move, bind an object, unbind an object)."),
-]
-
-# %% ../nbs/03a_claims.ipynb #d0523c11
-# Claims for "Unitary Matrices As Compositional Word Embeddings" (Bernardy & Lappin, 2022), paper "urn".
-#
-# Covered:
-#   Fig. 3 (Dyck, closing-bracket accuracy by attractors, 50x50 matrices)  -> experiment "dyck"
-#   Fig. 2 (Linzen et al. 2016 verb-number agreement, accuracy by attractors, URN vs LSTM,
-#           binomial 95% CIs)                                              -> experiment "agreement"
-#   Sec. "URN architecture" (Q(x) = exp(S(x)) orthogonal, unit states, composition) -> "generators"
-# Skipped: Fig. 1 (architecture diagram, no result). The paper prints NO numeric results: the
-#   figures are not available in the text, and the only quantitative statements are in the
-#   caption of Fig. 2 ("error rates well under one percent", "no mistakes for higher number of
-#   attractors", "no evidence of accuracy dropping"). So every paper_value is None except the
-#   "no mistakes" statement (100 %). Thresholds such as ">= 99 %" come from those statements and
-#   from the quick-profile checks of issue 5, not from numbers read off the figures.
-# Doubts:
-#   - The paper text says nothing about an LSTM on Dyck (Fig. 3's caption names only the URN);
-#     the LSTM-falls claims for Dyck come from issue 5's quick-profile requirement.
-#   - The LSTM of Fig. 2 is Linzen et al.'s (reported up to 4 attractors); ours is retrained here.
-#   - "Higher number of attractors" (Fig. 2) is not defined; we read it as the bins beyond 4,
-#     where Linzen's LSTM is not reported.
-#   - Which attractor bins Fig. 3 shows is unknown; "max bin" means the largest bin with examples.
-#   - The paper does not show the learned generators: "generators" claims test the properties
-#     the architecture section asserts (orthogonality, norm preservation, composition) at
-#     float32 tolerances chosen by us.
-#   - Issue 5 also asks for a 32x32 URN on Dyck; the paper shows only 50x50, so no claim for it.
-#   - No "quick" overrides: the Dyck thresholds already are issue 5's quick checks; for agreement
-#     issue 5 asks only for an honest report at the (UD-EWT) quick data size.
-
-URN = [
-    # ---------------- Dyck (Fig. 3) ----------------
-    Claim("urn", "dyck", "urn50_closing_acc", "accuracy % at closing brackets, all test pairs", None,
-          "ours >= 99.0", "Fig. 3",
-          note="URN with 50x50 matrices; paper gives no number (figure only); threshold from issue 5"),
-    Claim("urn", "dyck", "urn50_maxattr_minus_0", "URN acc at largest attractor bin minus at 0, points",
-          None, "ours >= -1.0", "Fig. 3",
-          note="qualitative: no downward trend with attractors (URN 50x50)"),
-    Claim("urn", "dyck", "urn50_ci_overlap",
-          "1 if the 95% binomial CIs at max attractors and at 0 overlap else 0",
-          None, "ours == 1", "Fig. 3",
-          note="qualitative: accuracy at the largest attractor bin statistically indistinguishable "
-               "from 0 attractors (URN 50x50); the preferred form of the no-drop claim"),
-    Claim("urn", "dyck", "lstm_maxattr_minus_0", "LSTM acc at largest attractor bin minus at 0, points",
-          None, "ours < 0", "Fig. 3 / issue 5",
-          note="LSTM baseline of comparable parameter count; not stated in the paper's text "
-               "(Fig. 3 caption names only the URN): the contrast is required by issue 5"),
-    Claim("urn", "dyck", "urn50_minus_lstm_maxattr", "URN acc - LSTM acc at largest attractor bin, points",
-          None, "ours >= 0", "Fig. 3 / issue 5",
-          note="qualitative contrast URN vs LSTM at the hardest bin; from issue 5, not the paper text"),
-
-    # ---------------- Agreement (Fig. 2) ----------------
-    Claim("urn", "agreement", "urn_overall_acc", "URN verb-number accuracy %, all test examples", None,
-          "ours >= 99.0", "Fig. 2",
-          note="caption: 'the URN solves this task, with error rates well under one percent'; no exact "
-               "number printed. Linzen test data (mirror subset) where present, else UD-EWT instances"),
-    *table("urn", "agreement", "Fig. 2", "URN verb-number accuracy % by number of attractors",
-           "ours >= 99.0",
-           {"0": None, "1": None, "2": None, "3": None, "4": None}, prefix="urn_acc_attr",
-           note="figure only; threshold from the caption's 'error rates well under one percent'. "
-                "Few examples in high bins: read with the binomial 95% CI"),
-    Claim("urn", "agreement", "urn_acc_attr5plus", "URN accuracy % pooled over bins with > 4 attractors",
-          100.0, "ours >= paper - 1.0", "Fig. 2",
-          note="caption: 'the URN makes no mistakes for higher number of attractors' (100 %); 'higher' is "
-               "undefined, read as beyond 4 (where Linzen's LSTM is not reported); "
-               "may be empty at small scale"),
-    Claim("urn", "agreement", "urn_maxattr_minus_0", "URN acc at largest attractor bin minus at 0, points",
-          None, "ours >= -1.0", "Fig. 2",
-          note="caption: 'no evidence of accuracy dropping as the number of attractors increases'"),
-    Claim("urn", "agreement", "urn_ci_overlap",
-          "1 if the 95% binomial CIs at max attractors and at 0 overlap else 0",
-          None, "ours == 1", "Fig. 2",
-          note="same claim in CI form (the caption's error bars are binomial 95% CIs)"),
-    Claim("urn", "agreement", "lstm_attr4_minus_0", "LSTM acc at 4 attractors minus at 0, points", None,
-          "ours < 0", "Fig. 2",
-          note="Fig. 2 shows Linzen et al.'s LSTM up to 4 attractors; its fall with attractors is the "
-               "contrast the figure draws (no number in the text); ours is an LSTM retrained here"),
-    Claim("urn", "agreement", "urn_minus_lstm_attr4", "URN acc - LSTM acc at 4 attractors, points", None,
-          "ours >= 0", "Fig. 2",
-          note="qualitative reading of the figure's comparison; no number in the text"),
-
-    # ---------------- Generators / unitary embeddings (architecture section) ----------------
-    Claim("urn", "generators", "skew_symmetry", "max |S(x) + S(x)^T| over vocabulary after training", None,
-          "ours == 0", "Sec. URN architecture",
-          note="S(x) stored as its strictly upper triangle, lower = anti-symmetric image, zero diagonal"),
-    Claim("urn", "generators", "q_orthogonal",
-          "max |Q(x)^T Q(x) - I| over vocabulary after training, float32",
-          None, "ours <= 1e-4", "Sec. URN architecture",
-          note="Q(x) = exp(S(x)) 'ensures the orthogonality of Q(x)' through gradient descent; "
-               "tolerance ours"),
-    Claim("urn", "generators", "norm_preserved",
-          "| ||s_10000|| - 1 | after 10,000 steps from a unit state, float32",
-          None, "ours <= 1e-3", "Sec. URN architecture",
-          note="'takes unit state vectors to unit state vectors'; tolerance ours (float32 accumulation)"),
-    Claim("urn", "generators", "phrase_composition", "max |run(phrase) - (prod of Q(x_i)) s_0|, float32",
-          None,
-          "ours <= 1e-4", "Sec. URN architecture / footnote 1",
-          note="embeddings compose: a phrase has its own unitary embedding, the product of its words' "
-               "matrices; tolerance ours"),
-]
-
-# %% ../nbs/03a_claims.ipynb #38eac741
-# Claims for "HUBERT Untangles BERT to Improve Transfer Across NLP Tasks" (anonymous ICLR submission),
-# paper "hubert".
-#
-# Covered:
-#   Table 1 (MNLI-matched dev accuracy, 4 architectures) + Sec. 4.2 ("> 4X" speed)  -> "architectures"
-#   Table 2 (transfer, source MNLI) and Table 5 (transfer, source QQP): baseline, best-transfer
-#     ("Fine-tuned") accuracy and gain for BERT and HUBERT (Transformer); App. A.3 BERT seed std;
-#     abstract / Sec. 4.3 "gain on all 5 targets"                                   -> "transfer"
-#   Table 3 (HANS accuracy by heuristic and gold label, BERT / BERT+ / HUBERT / HUBERT+) and the
-#     Sec. 4.4 / abstract differences                                               -> "hans"
-#   Table 6 (GLUE test-server accuracy, BERT from leaderboard vs HUBERT)              -> "glue_test"
-#   App. A.4 / Fig. 4 (top-2 role tuples vs POS), qualitative                        -> "roles"
-# Skipped: Table 4 (dataset sizes, not a result); Figs. 1-3 (architecture diagrams).
-# Notes / doubts:
-#   - Values marked "derived" in a note are differences computed by us from printed numbers
-#     (e.g. HUBERT - BERT); all other paper_values are transcribed as printed. Every printed gain
-#     in Tables 2 and 5 equals Fine-tuned - Baseline, and every Table 3 "Acc." equals the mean of
-#     its six cells (checked).
-#   - Paper uses bert-base-uncased on MNLI/QQP; issue 7's quick profile uses MiniLM-L6 and other
-#     tasks (SST-2/MRPC sources; RTE/MRPC/SST-2 targets), so the absolute per-task claims are
-#     full-profile claims; the quick checks are the difference/count claims (rules "quick").
-#   - Table 5 vs Table 2: HUBERT baselines differ (QNLI 88.32 vs 90.56, SST 86.12 vs 91.28,
-#     SNLI 90.63 vs 90.66); footnote 6 blames a different scaling value per source task.
-#   - Sec. 4.3 says that with QQP as source "transferring BERT parameters is hurting the results
-#     now even when TPR is present", yet Table 5's best HUBERT SST row has Transfer BERT = True.
-#   - Sec. 4.4 counts HANS examples as if each heuristic x label cell had 10,000 examples
-#     ("61.62% (6,162 examples)"); HANS has 5,000 per cell (30K total / 6), so those counts are off.
-#   - Table 6: BERT numbers are "directly taken from the GLUE leaderboard", yet include SNLI (not
-#     a GLUE task); GLUE test labels are not public, so Table 6 is measurable only by submission to
-#     the GLUE server and is expected to stay unmeasured here.
-#   - App. A.3 seed std: the paper writes "QPP" and "SNI" (typos for QQP, SNLI) and does not say
-#     whether the std is of baseline or fine-tuned accuracy.
-#   - HANS '+' rows need SNLI (registry entry, not in the mirror); the mirror's HANS has no
-#     subcase column (Table 3 needs only heuristic x label, so this does not matter).
-
-HUBERT = [
-    # ================= Table 1: architecture comparison on MNLI-matched dev =================
-    *table("hubert", "architectures", "Table 1", "MNLI-matched dev accuracy %", "ours >= paper - 1.0",
-           {"bert_acc": 84.15, "bert_lstm_acc": 84.17, "hubert_lstm_acc": 84.26, "hubert_tf_acc": 84.30},
-           note="bert-base-uncased + aggregation + linear classifier; HUBERT (Transformer) = Transformer "
-                "TPR layer; full-profile claims (quick profile uses another encoder and task)"),
-    Claim("hubert", "architectures", "hubert_tf_minus_bert", "HUBERT (Transformer) acc - BERT acc, points",
-          0.15, "ours >= -1.0", "Table 1",
-          note="derived 84.30 - 84.15; 'no harm' check: HUBERT within 1 point of BERT on its source task "
-               "(MNLI at full; the profile's source task at quick)",
-          rules={"quick": "ours >= -1.0"}),
-    *[Claim("hubert", "architectures", f"{m}_dev_z", f"{name}: (dev acc - majority-class share) / its binomial standard error",
-            None, "ours >= 2", "Table 1 (diagnostic)", note="Not in the paper: is the model above the majority class of the task "
-            "it was trained on at all. The guards of Table 1's and Table 3's differences read it (tpr_nb.claims.GUARDS).")
-      for m, name in [("bert", "BERT"), ("bert_lstm", "BERT-LSTM"), ("hubert_tf", "HUBERT (Transformer)"), ("hubert_lstm", "HUBERT (LSTM)")]],
-    Claim("hubert", "architectures", "hubert_lstm_minus_bert", "HUBERT (LSTM) acc - BERT acc, points",
-          0.11, "ours >= -1.0", "Table 1", note="derived 84.26 - 84.15"),
-    Claim("hubert", "architectures", "bert_lstm_minus_bert", "BERT-LSTM acc - BERT acc, points",
-          0.02, "ours >= -1.0", "Table 1", note="derived 84.17 - 84.15"),
-    Claim("hubert", "architectures", "lstm_over_tf_time",
-          "HUBERT (LSTM) / HUBERT (Transformer) train time ratio",
-          4.0, "ours >= paper", "Sec. 4.2",
-          note="text: Transformer variant 'reduces the training and inference time significantly (> 4X)'; "
-               "paper_value is the printed lower bound"),
-
-    # ================= Table 2: transfer, source MNLI (dev accuracy on target) =================
-    *table("hubert", "transfer", "Table 2", "target dev accuracy %, no transfer", "ours >= paper - 1.0",
-           {"qnli": 91.60, "qqp": 91.45, "rte": 71.12, "snli": 90.45, "sst": 93.23},
-           prefix="mnli_bert_base_", note="BERT Baseline Acc. (best of 3 seeds on target dev)"),
-    *table("hubert", "transfer", "Table 2", "target dev accuracy %, after transfer", "ours >= paper - 1.0",
-           {"qnli": 91.27, "qqp": 91.12, "rte": 73.65, "snli": 90.69, "sst": 92.78},
-           prefix="mnli_bert_ft_", note="BERT Fine-tuned Acc.: BERT parameters transferred from MNLI"),
-    *table("hubert", "transfer", "Table 2", "gain: fine-tuned - baseline acc, points", "ours <= paper + 1.0",
-           {"qnli": -0.33, "qqp": -0.33, "rte": 2.53, "snli": 0.24, "sst": -0.45},
-           prefix="mnli_bert_gain_",
-           note="BERT Gain as printed; the paper's point is that BERT's transfer gains are small or "
-                "negative, so the claim holds if ours is not more than 1 point above"),
-    *table("hubert", "transfer", "Table 2", "target dev accuracy %, no transfer", "ours >= paper - 1.0",
-           {"qnli": 90.56, "qqp": 90.81, "rte": 61.73, "snli": 90.66, "sst": 91.28},
-           prefix="mnli_hubert_base_", note="HUBERT (Transformer) Baseline Acc. (nothing transferred)"),
-    *table("hubert", "transfer", "Table 2", "target dev accuracy %, best of 7 transfer options",
-           "ours >= paper - 1.0",
-           {"qnli": 91.16, "qqp": 91.42, "rte": 74.01, "snli": 91.36, "sst": 92.43},
-           prefix="mnli_hubert_ft_",
-           note="HUBERT (Transformer) Fine-tuned Acc.; best option (BERT, Filler, Role): QNLI T,T,F; "
-                "QQP F,F,T; RTE T,T,T; SNLI T,F,T; SST T,F,T"),
-    *table("hubert", "transfer", "Table 2", "gain: best-transfer - baseline acc, points", "ours > 0",
-           {"qnli": 0.60, "qqp": 0.61, "rte": 12.28, "snli": 0.70, "sst": 1.15},
-           prefix="mnli_hubert_gain_",
-           note="HUBERT (Transformer) Gain as printed; claim: positive gain on every target"),
-    *table("hubert", "transfer", "Table 2", "HUBERT gain - BERT gain, points", "ours > 0",
-           {"qnli": 0.93, "qqp": 0.94, "rte": 9.75, "snli": 0.46, "sst": 1.60},
-           prefix="mnli_gain_diff_", note="derived from the printed gains; claim: HUBERT transfers better"),
-
-    # ================= Table 5: transfer, source QQP =================
-    *table("hubert", "transfer", "Table 5", "target dev accuracy %, no transfer", "ours >= paper - 1.0",
-           {"qnli": 91.60, "mnli": 84.15, "rte": 71.12, "snli": 90.45, "sst": 93.23},
-           prefix="qqp_bert_base_", note="BERT Baseline Acc.; MNLI value = Table 1's BERT"),
-    *table("hubert", "transfer", "Table 5", "target dev accuracy %, after transfer", "ours >= paper - 1.0",
-           {"qnli": 90.96, "mnli": 84.41, "rte": 62.45, "snli": 90.88, "sst": 92.09},
-           prefix="qqp_bert_ft_", note="BERT Fine-tuned Acc.: BERT parameters transferred from QQP"),
-    *table("hubert", "transfer", "Table 5", "gain: fine-tuned - baseline acc, points", "ours <= paper + 1.0",
-           {"qnli": -0.64, "mnli": 0.26, "rte": -8.67, "snli": 0.43, "sst": -1.14},
-           prefix="qqp_bert_gain_", note="BERT Gain as printed (see the MNLI-source note on the rule)"),
-    *table("hubert", "transfer", "Table 5", "target dev accuracy %, no transfer", "ours >= paper - 1.0",
-           {"qnli": 88.32, "mnli": 84.30, "rte": 61.73, "snli": 90.63, "sst": 86.12},
-           prefix="qqp_hubert_base_",
-           note="HUBERT (Transformer) Baseline Acc.; differs from Table 2's baselines (footnote 6: other "
-                "scaling value); MNLI value = Table 1's HUBERT (Transformer)"),
-    *table("hubert", "transfer", "Table 5", "target dev accuracy %, best of 7 transfer options",
-           "ours >= paper - 1.0",
-           {"qnli": 90.55, "mnli": 85.24, "rte": 65.70, "snli": 91.20, "sst": 91.06},
-           prefix="qqp_hubert_ft_",
-           note="HUBERT (Transformer) Fine-tuned Acc.; best option (BERT, Filler, Role): QNLI F,T,T; "
-                "MNLI F,T,T; RTE F,T,F; SNLI F,F,T; SST T,T,T"),
-    *table("hubert", "transfer", "Table 5", "gain: best-transfer - baseline acc, points", "ours > 0",
-           {"qnli": 2.23, "mnli": 0.94, "rte": 3.97, "snli": 0.57, "sst": 4.94},
-           prefix="qqp_hubert_gain_", note="HUBERT (Transformer) Gain as printed"),
-    *table("hubert", "transfer", "Table 5", "HUBERT gain - BERT gain, points", "ours > 0",
-           {"qnli": 2.87, "mnli": 0.68, "rte": 12.64, "snli": 0.14, "sst": 6.08},
-           prefix="qqp_gain_diff_", note="derived from the printed gains"),
-
-    # ----- transfer summaries (the quick-profile checks) -----
-    Claim("hubert", "transfer", "hubert_n_positive_gain",
-          "number of source->target pairs with HUBERT gain > 0",
-          5, "ours >= paper", "Table 2",
-          note="paper: all 5 targets positive with MNLI source (also 5/5 with QQP source, Table 5). "
-               "Quick: sources SST-2, MRPC; targets RTE, MRPC, SST-2 (pairs that differ)",
-          rules={"quick": "ours >= 2"}),
-    Claim("hubert", "transfer", "mean_gain_diff", "mean over pairs of (HUBERT gain - BERT gain), points",
-          2.736, "ours > 0", "Table 2",
-          note="derived: mean of 0.93, 0.94, 9.75, 0.46, 1.60 (MNLI source); central claim that HUBERT "
-               "transfers better than BERT; at quick over the profile's pairs, with seeds"),
-    *table("hubert", "transfer", "Sec. A.3", "std over seeds of BERT target accuracy, points",
-           "ours <= paper + 1.0",
-           {"qnli": 0.2, "qqp": 0.4, "rte": 0.5, "snli": 0.4, "sst": 0.4}, prefix="mnli_bert_std_",
-           note="MNLI source, 3 seeds; paper writes 'QPP', 'SNI'; unclear whether baseline or fine-tuned"),
-
-    # ================= Table 3: HANS (models fine-tuned on MNLI; '+' = then on SNLI) =================
-    *table("hubert", "hans", "Table 3", "HANS accuracy %", "ours >= paper - 1.0",
-           {"acc": 63.59, "ent_lex": 95.32, "ent_sub": 99.32, "ent_const": 99.44,
-            "nonent_lex": 53.40, "nonent_sub": 8.86, "nonent_const": 25.20},
-           prefix="hans_bert_", note="BERT; acc = mean of the six heuristic x gold-label cells"),
-    *table("hubert", "hans", "Table 3", "HANS accuracy %", "ours >= paper - 1.0",
-           {"acc": 61.03, "ent_lex": 98.70, "ent_sub": 99.96, "ent_const": 100.00,
-            "nonent_lex": 55.22, "nonent_sub": 2.92, "nonent_const": 9.40},
-           prefix="hans_bert_plus_", note="BERT +: additionally fine-tuned on SNLI (needs SNLI data)"),
-    *table("hubert", "hans", "Table 3", "HANS accuracy %", "ours >= paper - 1.0",
-           {"acc": 52.31, "ent_lex": 98.30, "ent_sub": 99.92, "ent_const": 99.40,
-            "nonent_lex": 8.40, "nonent_sub": 2.32, "nonent_const": 5.52},
-           prefix="hans_hubert_", note="HUBERT (Transformer)"),
-    *table("hubert", "hans", "Table 3", "HANS accuracy %", "ours >= paper - 1.0",
-           {"acc": 63.22, "ent_lex": 95.52, "ent_sub": 99.76, "ent_const": 99.32,
-            "nonent_lex": 70.02, "nonent_sub": 3.76, "nonent_const": 10.92},
-           prefix="hans_hubert_plus_",
-           note="HUBERT (Transformer) +: then fine-tuned on SNLI, transferring roles and fillers only"),
-    Claim("hubert", "hans", "plus_nonent_mean_diff",
-          "mean non-entailment acc of HUBERT+ minus BERT+, points", 5.7, "ours > 0", "Abstract / Table 3",
-          note="abstract: 'on average, we gain 5.7% improvement on the non-entailment class' "
-               "(= mean of 14.80, 0.84, 1.52 from Table 3)"),
-    Claim("hubert", "hans", "plus_acc_diff", "HANS acc of HUBERT+ minus BERT+, points", 2.19, "ours > 0",
-          "Table 3 / Sec. 5",
-          note="derived 63.22 - 61.03; conclusion: 'HUBERT+ outperformed BERT+ on HANS'"),
-    *table("hubert", "hans", "Sec. 4.4", "HUBERT+ minus HUBERT non-entailment acc, points", "ours > 0",
-           {"lex": 61.62, "sub": 1.44, "const": 5.4}, prefix="hans_hubert_snli_gain_nonent_",
-           note="as printed in Sec. 4.4 (example counts there assume 10,000 per cell; HANS has 5,000)"),
-    *table("hubert", "hans", "Table 3", "BERT+ minus BERT non-entailment acc, points", "ours < 0",
-           {"sub": -5.94, "const": -15.80}, prefix="hans_bert_snli_gain_nonent_",
-           note="derived; text: for BERT the Subsequence and Constituent non-entailment accuracies "
-                "'drop significantly' after SNLI"),
-    Claim("hubert", "hans", "hubert_minus_bert_ent_mean", "mean entailment acc HUBERT minus BERT, points",
-          1.18, "ours >= -1.0", "Table 3 / Sec. 4.4",
-          note="derived; text: HUBERT 'did not diminish BERT's near-perfect performance on entailed cases'"),
-    Claim("hubert", "hans", "hubert_minus_bert_nonent_mean",
-          "mean non-entailment acc HUBERT minus BERT, points",
-          -23.74, "ours <= 0", "Table 3 / Sec. 4.4",
-          note="derived; text: without SNLI, 'on the Non-Entailment cases BERT outperforms HUBERT'"),
-
-    # ================= Table 6: GLUE test server =================
-    *table("hubert", "glue_test", "Table 6", "target test accuracy %", "ours >= paper - 1.0",
-           {"qnli": 90.50, "qqp": 89.20, "rte": 66.40, "snli": 89.20, "sst": 93.50, "mnli": 84.60},
-           prefix="test_bert_",
-           note="bert-base-uncased without transfer, 'directly taken from the GLUE leaderboard' (SNLI is "
-                "not a GLUE task); same value in both source blocks; test labels not public"),
-    *table("hubert", "glue_test", "Table 6", "target test accuracy %", "ours >= paper - 1.0",
-           {"qnli": 90.50, "qqp": 89.30, "rte": 69.30, "snli": 90.35, "sst": 92.60},
-           prefix="test_mnli_hubert_",
-           note="HUBERT (Transformer), source MNLI, best transfer on dev; (BERT, Filler, Role): QNLI T,T,F; "
-                "QQP F,F,T; RTE T,T,T; SNLI T,F,T; SST T,F,T"),
-    *table("hubert", "glue_test", "Table 6", "target test accuracy %", "ours >= paper - 1.0",
-           {"qnli": 90.70, "mnli": 84.70, "rte": 63.20, "snli": 90.36, "sst": 91.00},
-           prefix="test_qqp_hubert_",
-           note="HUBERT (Transformer), source QQP, best transfer on dev; (BERT, Filler, Role): QNLI F,T,T; "
-                "MNLI F,T,T; RTE F,T,F; SNLI F,F,T; SST T,T,T"),
-    *table("hubert", "glue_test", "Table 6", "HUBERT test acc - BERT test acc, points",
-           "ours >= paper - 1.0",
-           {"qnli": 0.00, "qqp": 0.10, "rte": 2.90, "snli": 1.15, "sst": -0.90},
-           prefix="test_mnli_diff_",
-           note="derived; Sec. 4.3: the TPR layer 'is not hurting the performance'"),
-    *table("hubert", "glue_test", "Table 6", "HUBERT test acc - BERT test acc, points",
-           "ours >= paper - 1.0",
-           {"qnli": 0.20, "mnli": 0.10, "rte": -3.20, "snli": 1.16, "sst": -2.50},
-           prefix="test_qqp_diff_",
-           note="derived; note the paper's own RTE and SST differences are negative"),
-
-    # ================= App. A.4 / Fig. 4: roles vs POS (qualitative) =================
-    Claim("hubert", "roles", "role_pos_purity_gain",
-          "token-weighted POS purity of top-2 role tuples minus share of most frequent POS, points", None,
-          "ours > 0", "App. A.4 / Fig. 4",
-          note="qualitative: role tuples pattern with POS (21 merged PTB tags in the paper; ours from UD "
-               "English-EWT gold tags aligned to the last WordPiece of each word)"),
-    Claim("hubert", "roles", "role_nn_dedicated",
-          "max over frequent top-2 role tuples of the fraction of its tokens tagged NN (merged)", None,
-          "ours >= 0.9", "App. A.4 / Fig. 4",
-          note="text: the 'blue' role is attracted 'almost exclusively to NN'; 0.9 is our reading of "
-               "'almost exclusively'; 'frequent' = at least 1% of tokens"),
-    Claim("hubert", "roles", "role_punct_dedicated",
-          "max over frequent top-2 role tuples of the fraction of its tokens tagged '.' (punctuation)", None,
-          "ours >= 0.5", "App. A.4 / Fig. 4",
-          note="text: the 'yellow' role is attracted to the '.' tag; 0.5 threshold is ours"),
-]
-
-# %% ../nbs/03a_claims.ipynb #89f0b866
-# the diagnostics notebooks (nbs/<paper>/19_diagnostics): the side runs behind a setting, run as cells and recorded
-DIAGNOSTICS = [
-    Claim("hrr_lm", "diagnostics", "diag_anneal_semantic_gain", "Isometric-big, seed 0, shortest run of the grid: Table 4's semantic "
-          "difference (filler 2 - filler 1) with the longest annealing period minus with the shortest", None, "ours > 0",
-          "Table 4 (diagnostic)", note="Not in the paper: the dose-response behind the post-hoc annealing period of 11_word_analysis."),
-    Claim("hrr_lm", "diagnostics", "diag_anneal_ppl_ratio", "Isometric-big, seed 0, shortest run of the grid: validation perplexity with "
-          "the longest annealing period / with the shortest", None, "ours <= 1.05", "Table 1 (diagnostic)",
-          note="Not in the paper: what the longer annealing period costs in perplexity (at most 5%)."),
-    *[Claim("hubert", "diagnostics", f"diag_mrpc_no_harm_{k}", f"MRPC, {what}: HUBERT (Transformer) - BERT dev acc, mean over seeds, points",
-            None, "ours >= -1.0", "Table 1 (diagnostic)", note="Not in the paper: Table 1's no-harm check on MRPC, the side run behind "
-            "11_transfer's n_source (a post-hoc setting).") for k, what in (("profile", "the profile's training size"),
-                                                                            ("whole", "the whole training set"))],
-    Claim("tpru", "diagnostics", "diag_one_bi_layer_tpru_minus_gru_val", "one bidirectional layer: TPRU (N=256) val acc - GRU val acc, points",
-          None, "ours >= 0", "Table 2 (diagnostic)", note="Not in the paper: the reference code's launch setting, Table 2's comparison."),
-    Claim("tpru", "diagnostics", "diag_lm_ratio_seed_sd", "standard deviation over seeds of TPRU / LSTM test perplexity at one Adam rate",
-          None, None, "Table 4 (diagnostic)", note="Not in the paper: the run-to-run spread of the quick language-model ratio; a reference value."),
-]
-
-CLAIMS: list[Claim] = TPRU + HRR_LM + TPR_RNN + URN + HUBERT + DIAGNOSTICS
-
-# %% ../nbs/03a_claims.ipynb #fed7f64e
-_ONE, _MANY = "not in the data mirror; the registry knows its URL", "not in the data mirror; the registry knows their URLs"
-NEEDS = [
-    ("tpru", "tpru_params", "lm_d1024_*", "the full profile's d=1024 language models (tests/test_full_profiles.py checks the counts when they are built)"),
-    ("tpru", "nli", "*", f"MNLI and SNLI ({_MANY}) with ELMo inputs; issue 4 asks for no NLI experiment"),
-    ("tpru", "language_model", "wt103_*", "WikiText-103 (not in the data mirror)"),
-    ("tpru", "language_model", "wt2_*", f"WikiText-2's train split ({_ONE}); 11_language_model runs it when present"),
-    ("tpru", "pos_pmi", "bank_*", "a TPRU trained on MNLI and MNLI's dev sentences (Sec. 6.1); 13_interpretability lists the roles of 'bank' unscored"),
-    ("hrr_lm", "word_benchmarks", "*_essli_1a", "the ESSLLI 1a set (not in the benchmark mirror)"),
-    ("hrr_lm", "word_benchmarks", "*_essli_2b", "the ESSLLI 2b set (not in the benchmark mirror)"),
-    ("hrr_lm", "word_benchmarks", "*_tr9856", "the TR9856 set (not in the benchmark mirror)"),
-    ("hrr_lm", "word_benchmarks", "*_semeval2012_2", "the SemEval-2012 task 2 set (not in the benchmark mirror)"),
-    ("hrr_lm", "*", "*_1b100", "models trained on 1/100 of the One Billion Word corpus (not in the mirror); PTB-trained models stand in for Tables 2-4, 7 and 8"),
-    ("hrr_lm", "*", "*_1b10", "models trained on 1/10 of the One Billion Word corpus (not in the mirror)"),
-    ("hrr_lm", "*", "t7_1b10_*", "models trained on 1/10 of the One Billion Word corpus (not in the mirror)"),
-    ("hrr_lm", "*", "*_1b", "models trained on the full One Billion Word corpus (not in the mirror; weeks of GPU time)"),
-    ("hrr_lm", "*", "t7_1b_*", "models trained on the full One Billion Word corpus (not in the mirror; weeks of GPU time)"),
-    ("hrr_lm", "chunk_analysis", "t6_words_only_*", "a run of hrr/12_chunk_analysis since the yardstick was registered (issue 35)"),
-    ("hrr_lm", "chunk_analysis", "t6_majority_share", "a run of hrr/12_chunk_analysis since the yardstick was registered (issue 35)"),
-    ("hrr_lm", "chunk_analysis", "t5_cluster*", "a k-means cluster whose dominant role is this one and is not taken by another paper cluster (matched by role, per run)"),
-    ("tpr_rnn", "babi_all", "*best*", "the best of several all-tasks runs: the full profile's seeds"),
-    ("tpr_rnn", "babi_single", "mean_error_10k", "a quick run of tpr_rnn/10_single_task since the claim was registered (issue 34)"),
-    ("tpr_rnn", "babi_single", "*best*", "two or more seeds per task: the full profile (a best of one seed repeats its mean)"),
-    ("tpr_rnn", "babi_single", "beats_*", "two or more seeds per task: the full profile (the comparison uses the best-seed mean)"),
-    ("tpr_rnn", "babi_single", "tasks_under_5pct", "two or more seeds per task: the full profile (counted on best seeds)"),
-    ("tpr_rnn", "babi_ablation", "*_failed_tasks", "all 20 tasks per variant: the full profile (quick runs tasks 1, 6, 9, 10, 13)"),
-    ("tpr_rnn", "babi_ablation", "*", "the full profile's 20 tasks (quick runs tasks 1, 6, 9, 10, 13)"),
-    ("tpr_rnn", "babi_curve", "steps_to_5pct_error", "an all-tasks run that reaches 5% validation error (the full profile's 300k steps)"),
-    ("urn", "agreement", "urn_acc_attr*", "test sentences with 4 or more attractors: the full Linzen corpus (not in the mirror; UD English-EWT has too few)"),
-    ("hubert", "architectures", "*_dev_z", "a run of hubert/10_architectures since the guard was registered (issue 35)"),
-    ("hubert", "architectures", "*", f"MNLI ({_ONE}); 10_architectures compares the same models on RTE"),
-    ("hubert", "transfer", "*", f"the paper's source tasks MNLI and QQP ({_MANY}); 11_transfer transfers from SST-2 and MRPC"),
-    ("hubert", "hans", "*plus*", f"the '+' models, fine-tuned on SNLI ({_ONE})"),
-    ("hubert", "hans", "*_snli_gain_*", f"the '+' models, fine-tuned on SNLI ({_ONE})"),
-    ("hubert", "glue_test", "*", "GLUE test-set labels, which are not public (a leaderboard submission)"),
-    *[(p, "diagnostics", "*", f"a run of {w}/19_diagnostics at the profile (registered with issue 37; not run at quick yet)")
-      for p, w in (("hrr_lm", "hrr"), ("hubert", "hubert"), ("tpru", "tpru"))],
-]
-
-def needs(c: Claim) -> str | None:
-    "What measuring claim `c` takes beyond this project's data and quick profile, if `NEEDS` says."
-    from fnmatch import fnmatchcase
-    return next((t for p, e, pat, t in NEEDS if p == c.paper and fnmatchcase(c.experiment, e) and fnmatchcase(c.claim_id, pat)), None)
-
 # %% ../nbs/03a_claims.ipynb #3c86920b
 EVIDENCE_CLASSES = dict(printed="a number the paper prints", derived="computed from numbers the paper prints",
                         qualitative="a statement of the paper, made measurable", diagnostic="this project's own check, not in the paper",
                         identity="true by construction: a property test, not a reproduction", data="a statistic of the data")
 HEADLINE = ("printed", "derived", "qualitative")     # the classes that count as reproductions
-
-EVIDENCE = [   # (paper, claim-id glob, class, why); the first match wins
-    ("tpru", "*_formula_diff", "identity", "our parameter count against the formula our code implements"),
-    ("tpru", "params_independent_of_n", "identity", "no TPRU weight has a dimension N"),
-    ("tpru", "jt_*", "identity", "J_t = diag(f) - f f^T is PSD with eigenvalues below max f for every f on the simplex"),
-    ("tpru", "mod1_jacobian_psd", "identity", "W E J E^T W^T is PSD whenever J is"),
-    ("tpru", "eq7_8_corrected_vs_autograd", "identity", "our written-out derivative against autograd"),
-    ("tpru", "eq7_8_as_printed_vs_autograd", "diagnostic", "a check of the paper's printed equation"),
-    ("tpru", "mean_worlds_*", "data", "a statistic of the test sets"),
-    ("tpru", "n_tags_dedicated_role", "diagnostic", "its rule (at least one tag of 17) is far below the paper's 7 and says little"),
-    ("urn", "skew_symmetry", "identity", "S(x) is built skew-symmetric"),
-    ("urn", "q_orthogonal", "identity", "the exponential of a skew-symmetric matrix is orthogonal"),
-    ("urn", "norm_preserved", "identity", "an orthogonal map preserves the norm"),
-    ("urn", "phrase_composition", "identity", "the recurrence is the product of the token matrices by definition"),
-    ("hubert", "role_pos_purity_gain", "identity", "a token-weighted purity is never below the overall majority share"),
-    ("hubert", "*_dev_z", "diagnostic", "is the model above the majority class at all"),
-    ("hrr_lm", "t6_words_only_*", "diagnostic", "the words-only yardstick of Table 6"),
-    ("hrr_lm", "t6_majority_share", "data", "the share of the most common label"),
-    ("hrr_lm", "t5_cluster*", "printed", "the percentages Table 5 prints"),
-    ("tpr_rnn", "curve_improves", "diagnostic", "a training curve that rises at all: true of almost any run"),
-]
 
 def _matching(rows: list, c: Claim) -> list:
     "The rows `(paper, claim-id glob, ...)` of a registry that apply to claim `c`, in order."
@@ -1304,37 +69,6 @@ class PostHoc:
     why: str
     chosen_on: tuple
 
-_NAMES = dict(bert="BERT", bert_lstm="BERT-LSTM", hubert_tf="HUBERT (Transformer)", hubert_lstm="HUBERT (LSTM)")
-_Z = "is not above the majority class of its training task's dev set by 2 standard errors"
-GUARDS = [    # (paper, claim-id glob, Guard); every matching entry applies
-    *[("hubert", pat, Guard(ref, "ref >= 2", f"{who} {_Z}"))
-      for pat, refs in [("hans_bert_[!s]*", ["bert"]), ("hans_hubert_[!s]*", ["hubert_tf"]), ("hubert_minus_bert_*", ["bert", "hubert_tf"]),
-                        ("hubert_lstm_minus_bert", ["bert", "hubert_lstm"]), ("bert_lstm_minus_bert", ["bert", "bert_lstm"])]
-      for ref, who in [(f"{m}_dev_z", _NAMES[m]) for m in refs]],
-    *[("hrr_lm", f"t6_filler?_hit{k}", Guard(f"t6_words_only_hit{k}", "ours > ref + 0.02",
-                                              "not above the words-only yardstick by the claim's own tolerance (0.02)")) for k in (1, 5, 10, 25)],
-    ("hrr_lm", "t6_filler?_purity", Guard("t6_majority_share", "ours > ref + 0.02", "purity not above the majority share by 0.02")),
-    ("tpru", "slices8_gain_diminishes", Guard("slices8_gain_small_n", "ref > 0", "there is no 8-slice gain at the smallest N to diminish")),
-]
-
-_ANNEAL = PostHoc("the quick analysis models anneal filler 2 over 2,400 of 3,000 steps (hrr/11)",
-                  "chosen after side runs on seeds 0 and 1 showed Table 4's split with 2,400 and not with 600", (0, 1))
-POST_HOC = [  # (paper, claim-id glob, PostHoc)
-    ("hubert", "hubert_tf_minus_bert", PostHoc("the quick sources train on all 3,667 MRPC pairs and 4,000 SST-2 sentences (`n_source`; was 1,000)",
-                                               "chosen in side runs after the check failed on MRPC with 1,000 pairs", (0, 1, 2))),
-    ("hrr_lm", "syntax_auc_filler1_minus_filler2", _ANNEAL), ("hrr_lm", "semantic_auc_filler2_minus_filler1", _ANNEAL),
-    ("hrr_lm", "t4_auc_filler*", _ANNEAL),
-    ("tpru", "ptb_tpru_over_lstm_ppl", PostHoc("two extra seeds at each kept rate (tpru/11 quick `extra_seeds`)",
-                                               "added after seed 0 alone failed the 10% check; the mean over seeds 0-2 then passed", (0, 1, 2))),
-]
-
-SPREADS = [  # (paper, claim-id glob, standard deviation over seeds, where the project measured it)
-    ("hubert", "hubert_tf_minus_bert", 3.43, "hubert/11 at quick, its 'no harm' table: HUBERT - BERT on MRPC over seeds 0-2 "
-                                             "(reports/quick/notebooks/hubert/11_transfer.ipynb)"),
-    ("tpru", "ptb_tpru_over_lstm_ppl", 0.014, "tpru/11 at quick: TPRU / LSTM test perplexity 1.106, 1.101, 1.080 on seeds 0-2 "
-                                              "(reports/quick/notebooks/tpru/11_language_model.ipynb)"),
-]
-
 def spread(c: Claim) -> tuple[float, str] | None:
     "The run-to-run standard deviation the project has measured for claim `c`, and where, if registered."
     return next(((sd, src) for _, _, sd, src in _matching(SPREADS, c)), None)
@@ -1346,3 +80,132 @@ def guards(c: Claim) -> list[Guard]:
 def post_hoc(c: Claim) -> PostHoc | None:
     "The `PostHoc` flag of claim `c`, if its setting was chosen after seeing its check."
     return next((f for _, _, f in _matching(POST_HOC, c)), None)
+
+# %% ../nbs/03a_claims.ipynb #fed7f64e
+def needs(c: Claim) -> str | None:
+    "What measuring claim `c` takes beyond this project's data and quick profile, if `NEEDS` says."
+    from fnmatch import fnmatchcase
+    return next((t for p, e, pat, t in NEEDS if p == c.paper and fnmatchcase(c.experiment, e) and fnmatchcase(c.claim_id, pat)), None)
+
+# %% ../nbs/03a_claims.ipynb #9a4e7d13
+_RULE_NODES = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Load, ast.Constant,
+               ast.Call, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow,
+               ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+RULE_FUNCS = {"abs": abs, "min": min, "max": max}   # the functions a rule may call
+
+def parse_rule(rule: str, names=("ours", "paper")) -> ast.Expression:
+    "The syntax tree of `rule`, checked to be the small arithmetic/comparison language of rules over `names`."
+    tree = ast.parse(rule, mode="eval")
+    for n in ast.walk(tree):
+        if not isinstance(n, _RULE_NODES) or (isinstance(n, ast.Name) and n.id not in (*names, *RULE_FUNCS)) \
+           or (isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in RULE_FUNCS)):
+            raise ValueError(f"rule {rule!r}: {type(n).__name__} is not allowed in a rule")
+    return tree
+
+def _parsed(rule: str, where: str, names=("ours", "paper")) -> set[str]:
+    "The names `rule` reads, if it parses as a rule over `names`; else a `ValueError` naming `where`."
+    try: tree = parse_rule(rule, names)
+    except SyntaxError as e: raise ValueError(f"{where}: rule {rule!r} does not parse: {e.msg}") from None
+    except ValueError as e: raise ValueError(f"{where}: {e}") from None
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+# %% ../nbs/03a_claims.ipynb #d2c85e6b
+CLAIMS_DATA = files("tpr_nb") / "claims_data"   # one file per paper, and diagnostics.toml
+_NUM = (int, float)
+_ENTRY = dict(paper=str, experiment=str, claim_id=str, prefix=str, metric=str, paper_value=_NUM, rule=str,
+              reference=bool, source=str, note=str, rules=dict, rows=dict, ids=list)
+_GLOBS = (str, list)
+_REGISTRIES = {   # [[kind]]: its fields (all required), and its registry row for each claim-id glob of its `match`
+    "evidence": ({"match": _GLOBS, "class": str, "why": str}, lambda p, g, e: (p, g, e["class"], e["why"])),
+    "needs": ({"experiment": str, "match": _GLOBS, "what": str}, lambda p, g, e: (p, e["experiment"], g, e["what"])),
+    "guards": ({"match": _GLOBS, "ref": str, "rule": str, "why": str},
+               lambda p, g, e: (p, g, Guard(e["ref"], e["rule"], e["why"]))),
+    "post_hoc": ({"match": _GLOBS, "setting": str, "why": str, "chosen_on": list},
+                 lambda p, g, e: (p, g, PostHoc(e["setting"], e["why"], tuple(e["chosen_on"])))),
+    "spreads": ({"match": _GLOBS, "sd": _NUM, "where": str}, lambda p, g, e: (p, g, e["sd"], e["where"])),
+}
+
+def _paper(p: str, where: str) -> str:
+    "`p`, if it is one of `PAPERS`; else a `ValueError` naming `where`."
+    if p not in PAPERS: raise ValueError(f"{where}: unknown paper {p!r}; the papers are {', '.join(PAPERS)}")
+    return p
+
+def _values(e: dict, where: str) -> dict:
+    "Claim id -> paper value of one `[[claims]]` entry: one claim (`claim_id`), or a table (`rows`, or `ids`)."
+    if len({"claim_id", "rows", "ids"} & e.keys()) != 1 or {"prefix", "claim_id"} <= e.keys() \
+       or "paper_value" in e and "claim_id" not in e:
+        raise ValueError(f"{where}: give a claim_id (and paper_value) for one claim, or rows or ids (and prefix) "
+                         "for a table")
+    if "claim_id" in e: return {e["claim_id"]: e.get("paper_value")}
+    if any(type(i) is not str for i in e.get("ids", [])):
+        raise ValueError(f"{where}: ids {e['ids']!r} are not all strings")
+    values = e["rows"] if "rows" in e else dict.fromkeys(e["ids"])
+    if bad := next((k for k, v in values.items() if v is not None and type(v) not in _NUM), None):
+        raise ValueError(f"{where}: {bad} = {values[bad]!r} is not a number")
+    return values
+
+def _claims(e, paper: str | None, where: str) -> list[Claim]:
+    "The claims of one `[[claims]]` entry of `paper`'s file (None: a file whose entries name their paper), checked."
+    if type(e) is dict and (label := e.get("claim_id") or e.get("prefix")): where += f" ({label})"
+    check_fields(e, _ENTRY, where, ("experiment", "metric", "source"))
+    if paper is None and "paper" not in e: raise ValueError(f"{where}: name the claim's paper")
+    if paper is not None and "paper" in e: raise ValueError(f"{where}: names a paper in {paper}'s own file")
+    if ("rule" in e) == e.get("reference", False):
+        raise ValueError(f"{where}: give a rule, or reference = true (a value with no verdict)")
+    if bad := next((r for r in e.get("rules", {}).values() if type(r) is not str), None):
+        raise ValueError(f"{where}: rule {bad!r} is not a string")
+    p, rules = _paper(e.get("paper", paper), where), e.get("rules", {})
+    cs = [Claim(p, e["experiment"], e.get("prefix", "") + k, e["metric"], v, e.get("rule"), e["source"],
+                e.get("note", ""), dict(rules)) for k, v in _values(e, where).items()]
+    for c in cs:
+        for r in filter(None, [c.rule, *c.rules.values()]):
+            if "paper" in _parsed(r, where) and c.paper_value is None:
+                raise ValueError(f"{where}: rule {r!r} reads `paper`, but {c.claim_id} has no paper value")
+    return cs
+
+def _registry(kind: str, e, paper: str, where: str) -> list[tuple]:
+    "The registry rows of one `[[kind]]` entry of `paper`'s file, one for each claim-id glob of its `match`, checked."
+    fields, row = _REGISTRIES[kind]
+    check_fields(e, fields, where, tuple(fields))
+    globs = [e["match"]] if type(e["match"]) is str else e["match"]
+    if not globs or any(type(g) is not str for g in globs):
+        raise ValueError(f"{where}: match {e['match']!r} is not a claim-id glob or a list of them")
+    if kind == "evidence" and e["class"] not in EVIDENCE_CLASSES:
+        raise ValueError(f"{where}: unknown evidence class {e['class']!r}; the classes are "
+                         f"{', '.join(EVIDENCE_CLASSES)}")
+    if kind == "guards": _parsed(e["rule"], where, ("ours", "paper", "ref"))
+    return [row(paper, g, e) for g in globs]
+
+def _unique(claims: list[Claim], where: str):
+    "A `ValueError` naming `where` if two claims of a paper share an id."
+    seen = set()
+    for c in claims:
+        if (c.paper, c.claim_id) in seen:
+            raise ValueError(f"{where}: claim id {c.claim_id!r} of {c.paper} is used twice")
+        seen.add((c.paper, c.claim_id))
+
+def read_claims(text: str, paper: str | None = None, where: str = "claims") -> tuple[list[Claim], dict]:
+    "The claims and registry rows of a claims file: `paper`'s, or (None) one whose entries name their paper; checked."
+    if paper is not None: _paper(paper, where)
+    tables = dict.fromkeys(["claims", *(_REGISTRIES if paper else [])], list)   # registries: in a paper's own file
+    data = check_fields(read_toml(text, where), tables, where)
+    claims = [c for i, e in enumerate(data.get("claims", []), 1)
+              for c in _claims(e, paper, f"{where}, [[claims]] {i}")]
+    _unique(claims, where)
+    rows = {k: [r for i, e in enumerate(data.get(k, []), 1) for r in _registry(k, e, paper, f"{where}, [[{k}]] {i}")]
+            for k in _REGISTRIES}
+    return claims, rows
+
+def load_claims(name: str) -> tuple[list[Claim], dict]:
+    "The claims and registry rows of `claims_data/<name>.toml`: a paper's file, or 'diagnostics'."
+    paper = None if name == "diagnostics" else name
+    return read_claims((CLAIMS_DATA / f"{name}.toml").read_text(encoding="utf-8"), paper, f"claims_data/{name}.toml")
+
+# %% ../nbs/03a_claims.ipynb #b83e2d57
+_FILES = {p: load_claims(p) for p in PAPERS}
+TPRU, HRR_LM, TPR_RNN, URN, HUBERT = (_FILES[p][0] for p in PAPERS)
+DIAGNOSTICS = load_claims("diagnostics")[0]
+CLAIMS: list[Claim] = TPRU + HRR_LM + TPR_RNN + URN + HUBERT + DIAGNOSTICS
+_unique(CLAIMS, "claims_data")   # a diagnostic claim's id is not one of its paper's
+NEEDS, EVIDENCE, GUARDS, POST_HOC, SPREADS = ([r for p in PAPERS for r in _FILES[p][1][k]]
+                                             for k in ("needs", "evidence", "guards", "post_hoc", "spreads"))

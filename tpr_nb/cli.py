@@ -10,7 +10,7 @@ from fastcore.xtras import modified_env
 from pathlib import Path
 from .data import data_check
 from .report import assemble, project_root
-from .train import PROFILES, check_profile
+from .profiles import PROFILES, check_profile
 
 # %% auto #0
 __all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'save_figures', 'executed_notebooks', 'parse_set',

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 from safetensors.torch import load_file
 import tpr_nb
-from .train import Config, build, load_model, model_spec, save_model, profile_config, run_key, run_unit, MODEL_JSON, MODEL_WEIGHTS
+from .train import Config, build, load_model, model_spec, save_model, profile_config, run_unit, unit_key, MODEL_JSON, MODEL_WEIGHTS
 from .data import cache_dir
 
 # %% auto #0
@@ -61,7 +61,7 @@ def _check(name: str, got: dict, want: dict, tol: float = 1e-6):
     if bad: raise ValueError(f"{name}: the kept weights do not reproduce the record (got, recorded): {bad}; not shipped")
 
 def _unit_record(folder: Path, name: str, seed: int, c: Config, keys) -> tuple[dict, Path]:
-    f = Path(folder) / f"{run_key(name, seed, Config({k: c[k] for k in keys if k in c}))}.json"
+    f = Path(folder) / f"{unit_key(name, seed, c, keys)}.json"
     return (json.loads(f.read_text()), f) if f.exists() else (None, f)
 
 # %% ../nbs/05_models.ipynb #e5de9067

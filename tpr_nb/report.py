@@ -8,29 +8,23 @@ import ast, csv, fcntl, json, math, os, subprocess, time
 from pathlib import Path
 from . import __version__
 from .claims import CLAIMS, PAPERS, HEADLINE, Claim, evidence, guards, needs, post_hoc, spread
-from .train import check_profile, device_name
+from .claims import RULE_FUNCS, parse_rule
+from .profiles import check_profile
+from .train import device_name
 
 # %% auto #0
-__all__ = ['VERDICTS', 'CSV_COLUMNS', 'FIGURE_DIRS', 'eval_rule', 'get_claim', 'project_root', 'git_commit', 'report_dir',
-           'record', 'sem', 'verdict', 'load_records', 'judged', 'write_claims_csv', 'report_markdown', 'plot_summary',
-           'plot_paper', 'assemble']
+__all__ = ['OUTPUTS', 'VERDICTS', 'CSV_COLUMNS', 'FIGURE_DIRS', 'eval_rule', 'get_claim', 'project_root', 'git_commit',
+           'report_dir', 'record', 'sem', 'verdict', 'load_records', 'judged', 'write_claims_csv', 'report_markdown',
+           'plot_summary', 'plot_paper', 'assemble']
 
 # %% ../nbs/03_report.ipynb #a1eaa659
-_OK = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Load, ast.Constant,
-       ast.Call, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow,
-       ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
-_FUNCS = {"abs": abs, "min": min, "max": max}
-
 def eval_rule(rule: str, ours: float, paper: float | None, **names: float) -> bool:
     "Evaluate a claim's `rule` with `ours`, `paper` (and any other `names`, e.g. a guard's `ref`) bound; only a small arithmetic/comparison language is allowed."
-    tree = ast.parse(rule, mode="eval")
-    for n in ast.walk(tree):
-        if not isinstance(n, _OK) or (isinstance(n, ast.Name) and n.id not in ("ours", "paper", *names, *_FUNCS)) \
-           or (isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _FUNCS)):
-            raise ValueError(f"rule {rule!r}: {type(n).__name__} is not allowed in a rule")
+    tree = parse_rule(rule, ("ours", "paper", *names))   # the check that also validates every rule of the claims files
     if paper is None and any(isinstance(n, ast.Name) and n.id == "paper" for n in ast.walk(tree)):
         raise ValueError(f"rule {rule!r} uses `paper`, but this claim has no paper value")
-    return bool(eval(compile(tree, "<rule>", "eval"), {"__builtins__": {}}, {"ours": ours, "paper": paper, **names, **_FUNCS}))
+    scope = {"ours": ours, "paper": paper, **names, **RULE_FUNCS}
+    return bool(eval(compile(tree, "<rule>", "eval"), {"__builtins__": {}}, scope))
 
 def get_claim(paper: str, claim_id: str) -> Claim:
     "The registered claim `claim_id` of `paper`, with a helpful error."
@@ -48,12 +42,14 @@ def project_root(start: Path | None = None) -> Path:
         if (q / "settings.ini").exists(): return q
     return p
 
+OUTPUTS = ("reports", "models")   # what runs write: a run's own records and shipped models do not make its code dirty
+
 def git_commit(root: Path | None = None) -> str:
-    "Short commit hash of the project, with '+dirty' for uncommitted changes; 'unknown' outside git."
+    "Short commit hash of the project, with '+dirty' for uncommitted changes to tracked files outside `OUTPUTS`; 'unknown' outside git."
     try:
         run = lambda *a: subprocess.run(["git", *a], cwd=root or project_root(), capture_output=True, text=True, timeout=10)
         h = run("rev-parse", "--short", "HEAD").stdout.strip()
-        dirty = run("status", "--porcelain", "--untracked-files=no").stdout.strip()
+        dirty = run("status", "--porcelain", "--untracked-files=no", "--", ".", *(f":(exclude){o}" for o in OUTPUTS)).stdout.strip()
         return (h + ("+dirty" if dirty else "")) if h else "unknown"
     except Exception: return "unknown"
 

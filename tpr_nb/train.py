@@ -5,7 +5,7 @@
 # %% ../nbs/02_train.ipynb #98d32bc4
 from __future__ import annotations
 import hashlib, json, os, platform, random, shutil, time, warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
@@ -13,51 +13,16 @@ import torch
 from torch import nn
 from safetensors.torch import save_file, load_file
 from tqdm.auto import tqdm
+from .profiles import PROFILES, Config, check_profile, table_keys, profile_config
+_all_ = ["PROFILES", "Config", "check_profile", "table_keys", "profile_config"]   # re-exported for the notebooks
 
 # %% auto #0
-__all__ = ['PROFILES', 'RUN_KEY_IGNORE', 'MODEL_JSON', 'MODEL_WEIGHTS', 'Config', 'check_profile', 'table_keys', 'profile_config',
-           'seed_everything', 'device_name', 'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError',
-           'save_checkpoint', 'latest_checkpoint', 'load_checkpoint', 'count_params', 'to_device', 'DivergedError',
-           'BudgetStop', 'TrainConfig', 'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run',
-           'run_unit', 'ModelFileError', 'build', 'model_spec', 'save_model', 'model_folder', 'load_model', 'read_log',
-           'plot_curves']
-
-# %% ../nbs/02_train.ipynb #cfa9894d
-PROFILES = ("smoke", "quick", "long", "full")
-
-class Config(dict):
-    "A dict whose keys are also attributes: `cfg.steps` reads `cfg['steps']`."
-    def __getattr__(self, k):
-        try: return self[k]
-        except KeyError: raise AttributeError(f"no setting {k!r}; this config has {', '.join(self)}") from None
-    def __setattr__(self, k, v): self[k] = v
-
-def check_profile(profile: str) -> str:
-    "Return `profile` if it is one of `PROFILES`, else raise a `ValueError` naming the valid ones."
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}: use one of {', '.join(PROFILES)} "
-                         f"(smoke = CI seconds, quick = 2-core CPU minutes, long = hours on this CPU where an experiment "
-                         f"has it, full = the paper's scale)")
-    return profile
-
-def table_keys(table: dict) -> list[str]:
-    "Every setting `table` names, under 'common' or any profile, sorted."
-    return sorted({k for row in table.values() for k in row})
-
-def profile_config(table: dict, profile: str, overrides: dict | None = None, **fixed) -> Config:
-    "The row of `table` for `profile`: 'common' updated by the profile's own keys, then by `overrides` (keys the table must know), then by the notebook's `fixed` settings."
-    check_profile(profile)
-    if profile not in table:
-        raise ValueError(f"this experiment has no {profile!r} profile; its table has {', '.join(k for k in table if k != 'common')}")
-    overrides = dict(overrides or {})
-    known = table_keys(table)
-    if unknown := sorted(set(overrides) - set(known)):
-        raise ValueError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
-                         f"this experiment's table knows {', '.join(known)}")
-    if clash := sorted(set(overrides) & set(fixed)):
-        raise ValueError(f"{', '.join(map(repr, clash))} cannot be overridden: this notebook fixes "
-                         f"{', '.join(f'{k}={fixed[k]!r}' for k in clash)}")
-    return Config({**table.get("common", {}), **table.get(profile, {}), **overrides, **fixed, "profile": profile})
+__all__ = ['TRAIN_FIELDS', 'RUN_KEY_IGNORE', 'MODEL_JSON', 'MODEL_WEIGHTS', 'seed_everything', 'device_name', 'make_optimizer',
+           'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'latest_checkpoint',
+           'load_checkpoint', 'count_params', 'to_device', 'DivergedError', 'BudgetStop', 'TrainConfig', 'train_config',
+           'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run', 'unit_key', 'run_unit',
+           'ModelFileError', 'build', 'model_spec', 'save_model', 'model_folder', 'load_model', 'read_log',
+           'plot_curves', 'PROFILES', 'Config', 'check_profile', 'table_keys', 'profile_config']
 
 # %% ../nbs/02_train.ipynb #0e512896
 def seed_everything(seed: int) -> torch.Generator:
@@ -217,6 +182,20 @@ class TrainConfig:
     resume: bool = True
     progress: bool = True
     mixed_precision: str = "no"
+
+# %% ../nbs/02_train.ipynb #1c3fa83a
+TRAIN_FIELDS = tuple(f.name for f in fields(TrainConfig))
+
+def train_config(c: Config, seed: int = 0, names: dict | None = None, **fixed) -> TrainConfig:
+    "The `TrainConfig` of row `c` and `seed`: every field `c` names (as `names[field]` if given), then `fixed`."
+    names = names or {}
+    kw = {f: c[names.get(f, f)] for f in TRAIN_FIELDS if names.get(f, f) in c}
+    kw.update(fixed, seed=seed)
+    if missing := [f for f in ("max_steps", "eval_every", "lr") if f not in kw]:
+        raise ValueError(f"no {', '.join(missing)} in the row or the fixed settings: a run's length, evaluation "
+                         f"interval and rate have no default")
+    if "betas" in kw: kw["betas"] = tuple(kw["betas"])     # a row read from JSON or `--set` may hold a list
+    return TrainConfig(**kw)
 
 # %% ../nbs/02_train.ipynb #44910f47
 def _better(a, b, mode):
@@ -387,9 +366,13 @@ def cached_run(name: str, seed: int, c: Config, folder: Path, run_fn: Callable, 
     return dict(run, cached=False)
 
 # %% ../nbs/02_train.ipynb #58a5ae66
+def unit_key(name: str, seed: int, c: Config, keys: Sequence[str] | None = None) -> str:
+    "The key of unit (`name`, `seed`): `run_key` of `c` restricted to `keys`, the settings that shape it (None: all)."
+    return run_key(name, seed, Config({k: c[k] for k in keys if k in c}) if keys is not None else c)
+
 def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None, **kw) -> dict:
     "The record of unit (`name`, `seed`) kept in `folder`, else `fn(name, seed, c, out_dir=<cache>/units/<key>, **kw)`, resumable, its record then kept (JSON, no `state`)."
-    key = run_key(name, seed, Config({k: c[k] for k in keys if k in c}) if keys is not None else c)
+    key = unit_key(name, seed, c, keys)
     f = Path(folder) / f"{key}.json"
     if f.exists():
         try: return dict(json.loads(f.read_text()), cached=True)

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 import torch
 from torch import nn
-from ..train import TrainConfig, fit, Config, RUN_KEY_IGNORE, build, cached_run as train_cached_run
+from ..train import train_config, fit, Config, RUN_KEY_IGNORE, build, cached_run as train_cached_run
 from ..train import count_params
 from ..data import Vocab, pad, bucket_batches, ptb_vocab, sentence_ids, stream_ids
 from ..lm import lm_loss, StreamLoss, sentence_batches, stream_batches, perplexity
@@ -31,12 +31,6 @@ def make_lm(name: str, vocab_size: int, c: Config) -> nn.Module:
     return build(HRRLM, vocab_size, c.d, max(1, round(FILLER_FRACTION[size] * c.d)), 2, basis, c.n_layers, c.dropout, c.anneal_steps)
 
 # %% ../../nbs/hrr/04_training.ipynb #67ff7ff1
-def _train_config(c: Config, seed: int) -> TrainConfig:
-    return TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, optimizer="sgd", clip_norm=c.clip_norm,
-                       plateau_factor=c.decay, monitor="ppl", patience=c.get("patience"), time_budget_s=c.get("time_budget_s"),
-                       seed=seed, progress=c.get("progress", True), clip_per_group=True,
-                       lr_scales={"emb.F": c.basis_lr_scale, "emb.r": c.basis_lr_scale})
-
 def lm_data(vocab: Vocab, c: Config, contiguous: bool) -> dict:
     "Train batch maker and valid/test batches for the profile (`c.limit` sentences per split, None = all)."
     eos = vocab["<eos>"]
@@ -55,8 +49,10 @@ def run_lm(name: str, seed: int, c: Config) -> dict:
     data = lm_data(vocab, c, contiguous)
     beta = c.beta if name.startswith("isometric") else 0.0
     loss = StreamLoss(beta) if contiguous else (lambda m, b: (lm_loss(m, b, beta)[0], {}))
+    cfg = train_config(c, seed, names=dict(plateau_factor="decay"), optimizer="sgd", monitor="ppl",
+                       clip_per_group=True, lr_scales={"emb.F": c.basis_lr_scale, "emb.r": c.basis_lr_scale})
     model, hist = fit(lambda s: make_lm(name, len(vocab), c), data["train"], loss,
-                      lambda m: {"ppl": perplexity(m, data["valid"])}, _train_config(c, seed))
+                      lambda m: {"ppl": perplexity(m, data["valid"])}, cfg)
     return dict(name=name, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0,
                 valid_ppl=min(h["ppl"] for h in hist), test_ppl=perplexity(model, data["test"]), history=hist,
                 state={k: v.cpu() for k, v in model.state_dict().items()})
@@ -68,7 +64,7 @@ def cached_run(name: str, seed: int, c: Config, folder: Path, retrain: bool = Fa
 
 def analysis_config(c: Config) -> Config:
     "The settings of the models the word-analysis notebook reads: `c` with `c.analysis` applied."
-    return Config(c, **c.get("analysis", {}))
+    return Config(c, **c.analysis)
 
 def load_lm(run: dict, vocab_size: int, c: Config) -> nn.Module:
     "The model of a run, in eval mode."
@@ -92,8 +88,7 @@ def run_chunk(word: HRRLM, sents: list[dict], valid: list[dict], vocab: Vocab, s
         m.eval(); parts = [chunk_lm_loss(m, b)[1] for b in vb]
         w, ch = (sum(p[k] for p in parts) / len(parts) for k in ("word_loss", "chunk_loss"))
         return {"loss": w + ch, "word_loss": w, "chunk_loss": ch}
-    cfg = TrainConfig(max_steps=c.chunk_steps, eval_every=c.eval_every, lr=c.chunk_lr, optimizer="adam", clip_norm=c.clip_norm,
-                      patience=c.get("patience"), time_budget_s=c.get("time_budget_s"), seed=seed, progress=c.get("progress", True))
+    cfg = train_config(c, seed, names=dict(max_steps="chunk_steps", lr="chunk_lr"))
     def make(s):
         torch.manual_seed(s); return build(ChunkHRR, copy.deepcopy(word).train(), c.n_chunk_roles, c.anneal_steps)
     return fit(make, lambda ep: chunk_batches(sents, c.batch_size, eos, seed=ep), lambda m, b: chunk_lm_loss(m, b, c.beta), evaluate, cfg)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools, math, time
 import torch
 from torch import Tensor
-from ..train import TrainConfig, fit, Config, cached_run, RUN_KEY_IGNORE, build
+from ..train import train_config, fit, Config, cached_run, RUN_KEY_IGNORE, build
 from .model import HUBERT, load_encoder, load_tokenizer, tiny_bert, transfer, hubert_loss
 from .data import TASKS, load_task, subsample, encode, batches, nli_label
 
@@ -20,7 +20,8 @@ HUB = dict(
     common=dict(encoder=None, agg="mean", max_len=128, batch_size=16, eval_batch_size=64, lr=5e-5, optimizer="adamax",
                 warmup=0.1, clip_norm=1.0, ortho=1e-3, lr_scales=None, tpr=dict(d_S=32, d_R=32, n_S=50, n_R=35, temperature=1.0),
                 nli_task="RTE", sources=["SST-2", "MRPC"], targets=["RTE", "MRPC", "SST-2"], evals_per_run=2,
-                hans_per_cell=None, role_sentences=2000, seeds=[0], no_harm_seeds=None, workers=2),
+                hans_per_cell=None, role_sentences=2000, seeds=[0], no_harm_seeds=None, workers=2,
+                n_source=None, n_target=None),   # examples per transfer source and target (None: n_train)
     smoke=dict(encoder="tiny", n_train=32, n_dev=24, epochs=1, max_len=48, batch_size=8, lr=1e-3, hans_per_cell=4,
                role_sentences=20, tpr=dict(d_S=4, d_R=4, n_S=6, n_R=5, temperature=1.0, n_heads=2), sources=["SST-2"],
                targets=["RTE", "SST-2"], workers=1, evals_per_run=1),
@@ -63,8 +64,8 @@ def predictions(model: HUBERT, bs: list[dict]) -> tuple[Tensor, float]:
 def run_task(kind: str, task: str, seed: int, c: Config, source: dict | None = None, parts=(), n_train: int | None = None,
              keep_state: bool = False) -> dict:
     "Train `kind` on `task` (from `parts` of a `source` state dict, if given); best dev accuracy, steps, wall time."
-    n_train = c.get("n_train") if n_train is None else n_train
-    train, dev = encoded(c, task, "train", n_train, seed), encoded(c, task, "dev", c.get("n_dev"))
+    n_train = c.n_train if n_train is None else n_train
+    train, dev = encoded(c, task, "train", n_train, seed), encoded(c, task, "dev", c.n_dev)
     dev_b = batches(dev, c.eval_batch_size, shuffle=False)
     steps = c.epochs * math.ceil(len(train["label"]) / c.batch_size)
     def make(s):
@@ -75,9 +76,9 @@ def run_task(kind: str, task: str, seed: int, c: Config, source: dict | None = N
     def loss_fn(m, b):
         logits = m(b["input_ids"], b["attention_mask"], b["token_type_ids"])
         return hubert_loss(m, logits, b["labels"], c.ortho), dict(acc=(logits.argmax(-1) == b["labels"]).float().mean())
-    cfg = TrainConfig(max_steps=steps, eval_every=max(1, steps // c.evals_per_run), lr=c.lr, optimizer=c.optimizer,
-                      lr_scales=c.lr_scales, clip_norm=c.clip_norm, warmup_steps=int(c.warmup * steps), warmup_factor=0.0,
-                      warmup_kind="linear", monitor="acc", mode="max", seed=seed, progress=c.get("progress", True))
+    cfg = train_config(c, seed, max_steps=steps, eval_every=max(1, steps // c.evals_per_run),
+                       warmup_steps=int(c.warmup * steps), warmup_factor=0.0, warmup_kind="linear",
+                       monitor="acc", mode="max")
     t0 = time.time()
     model, hist = fit(make, lambda ep: batches(train, c.batch_size, seed=1000 * seed + ep), loss_fn,
                       lambda m: dict(acc=accuracy(m, dev_b)), cfg)
@@ -105,12 +106,14 @@ def model_run(kind: str, task: str, seed: int, c: Config, folder, retrain: bool 
 
 def source_run(kind: str, task: str, seed: int, c: Config, folder, retrain: bool = False) -> dict:
     "`model_run` of a transfer source: trained on `c.n_source` examples of `task` where the profile sets it, else `c.n_train`."
-    return model_run(kind, task, seed, Config(c, n_train=c.get("n_source", c.get("n_train"))), folder, retrain)
+    n = c.n_train if c.n_source is None else c.n_source
+    return model_run(kind, task, seed, Config(c, n_train=n), folder, retrain)
 
 def transfer_run(kind: str, source: str, target: str, parts, seed: int, c: Config, folder) -> dict:
     "Train `kind` on `target` (`c.n_target` examples) after copying `parts` of the cached `source` model (none: baseline)."
     src = source_run(kind, source, c.seeds[0], c, folder)["state"] if parts else None
-    r = run_task(kind, target, seed, c, source=src, parts=parts, n_train=c.get("n_target", c.get("n_train")))
+    n = c.n_train if c.n_target is None else c.n_target
+    r = run_task(kind, target, seed, c, source=src, parts=parts, n_train=n)
     return dict(r, source=source if parts else None)
 
 # %% ../../nbs/hubert/02_training.ipynb #ac799f7e

@@ -8,13 +8,13 @@ import time
 import torch
 import torch.nn.functional as Fn
 from torch import nn
-from ..train import TrainConfig, fit, Config, DivergedError, build
+from ..train import train_config, fit, Config, DivergedError, build
 from .model import TPRRNN
 from .babi import story_batches
 
 # %% auto #0
-__all__ = ['VARIANTS', 'TASK_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN',
-           'REPRESENTATIONS', 'babi_loss', 'babi_predict', 'babi_errors', 'babi_train_config', 'train_babi', 'run_task',
+__all__ = ['APP_A', 'VARIANTS', 'TASK_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION',
+           'SYSGEN', 'REPRESENTATIONS', 'babi_loss', 'babi_predict', 'babi_errors', 'train_babi', 'run_task',
            'task_unit', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
@@ -44,22 +44,19 @@ def babi_errors(model: nn.Module, data: dict) -> dict:
     return dict(loss=loss, error=100 * wrong.mean().item(), per_task=per_task)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #b145bdfe
-def babi_train_config(c: Config, seed: int = 0, out_dir: str | None = None) -> TrainConfig:
-    "A `TrainConfig` from an experiment's profile row `c`."
-    return TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, optimizer="nadam", betas=tuple(c.betas), clip_norm=c.get("clip_norm"),
-                       warmup_steps=50, warmup_factor=0.1, halve_below=0.1, monitor="loss", mode="min",
-                       patience=c.patience, time_budget_s=c.get("time_budget_s"), seed=seed, out_dir=out_dir,
-                       progress=c.get("progress", True))
+APP_A = dict(optimizer="nadam", warmup_steps=50, warmup_factor=0.1, halve_below=0.1)   # fixed for every TPR-RNN run
 
-def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN, **model_kw) -> tuple[nn.Module, list[dict]]:
-    "Train `model_cls` on `data['train']` with early stopping on `data['valid']`; return the best model and the history."
+def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN,
+               **model_kw) -> tuple[nn.Module, list[dict]]:
+    "Train `model_cls` on `data['train']`, early stopping on `data['valid']`; the best model and the history."
     V, K = len(data["vocab"]), data["max_words"]
-    info = dict(vocab=list(getattr(data["vocab"], "itos", data["vocab"])), max_words=K)   # kept with the model (`tpr_nb.train.build`): its word ids and sentence width
+    # kept with the model (`tpr_nb.train.build`): its word ids and sentence width
+    info = dict(vocab=list(getattr(data["vocab"], "itos", data["vocab"])), max_words=K)
     make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)      # fit seeds torch before each call
     def evaluate(m):
         r = babi_errors(m, data["valid"]); return dict(loss=r["loss"], error=r["error"])
     return fit(make_model, lambda ep: story_batches(data["train"], c.batch_size, seed=seed * 1000 + ep),
-               babi_loss, evaluate, babi_train_config(c, seed, out_dir))
+               babi_loss, evaluate, train_config(c, seed, out_dir=out_dir, **APP_A))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #12e78fc4
 def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir: str | None = None, **model_kw) -> dict:

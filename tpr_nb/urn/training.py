@@ -9,7 +9,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as Fn
 from torch import nn, Tensor
-from ..train import TrainConfig, fit, Config, build
+from ..train import train_config, fit, Config, build
 from ..data import bucket_batches
 from ..train import count_params, to_device
 from .model import URN, LSTMTagger
@@ -93,10 +93,6 @@ def make_dyck_model(kind: str, c: Config) -> nn.Module:
     if kind == "lstm": return build(LSTMTagger, V, c.lstm_embed, c.lstm_hidden, V, info=info)
     raise ValueError(f"unknown model {kind!r}: use urn<n> or lstm")
 
-def _train_config(c: Config, seed: int, out_dir: str | None = None) -> TrainConfig:
-    return TrainConfig(max_steps=c.max_steps, eval_every=c.eval_every, lr=c.lr, optimizer="adam", patience=c.get("patience"),
-                       time_budget_s=c.get("time_budget_s"), seed=seed, progress=c.get("progress", True), out_dir=out_dir)
-
 def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
     "Train one Dyck model (`out_dir`: its checkpoints, best weights and `model.json`); return its facts and its scored test set (and its weights, for the generator analysis)."
     t0 = time.time()
@@ -107,7 +103,8 @@ def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dic
     batches = lambda ep: [{k: train[k][i] for k in ("tokens", "targets")} for i in index_batches(c.n_train, c.batch_size, 1000 * seed + ep)]
     def evaluate(m):
         r = dyck_closing(m, valid); return {"loss": r["loss"], "closing_acc": 100 * r["correct"].float().mean()}
-    model, hist = fit(lambda s: make_dyck_model(kind, c), batches, dyck_loss, evaluate, _train_config(c, seed, out_dir))
+    model, hist = fit(lambda s: make_dyck_model(kind, c), batches, dyck_loss, evaluate,
+                      train_config(c, seed, out_dir=out_dir))
     scores = {k: dyck_closing(model, d) for k, d in tests.items()}
     return dict(kind=kind, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0,
                 train_max_attractors=int(train["attractors"].max()),
@@ -166,7 +163,7 @@ def run_agreement(kind: str, seed: int, c: Config, data: dict) -> dict:
     def evaluate(m):
         r = agreement_scores(m, data["valid"]); return {"loss": r["loss"], "acc": 100 * r["correct"].float().mean()}
     model, hist = fit(lambda s: make_agreement_model(kind, c.vocab_size, c), lambda ep: agreement_batches(data["train"], c.batch_size, 1000 * seed + ep),
-                      agreement_loss, evaluate, _train_config(c, seed))
+                      agreement_loss, evaluate, train_config(c, seed))
     scores = {k: agreement_scores(model, d) for k, d in data.items() if k != "train"}
     return dict(kind=kind, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0,
                 history=hist, scores=scores, state={k: v.cpu() for k, v in model.state_dict().items()})
