@@ -141,7 +141,7 @@ def overrides_header(folder: Path) -> list[str]:
 def assemble_run(profile: str, folder: Path, runs: list[dict] | None = None) -> Path:
     "`assemble` the report of `folder`, then, for a run with overrides, put `overrides_header` under REPORT.md's title."
     report = assemble(profile, folder, runs)
-    head = overrides_header(folder)
+    head = overrides_header(report.parent)            # `folder` None: the profile's report dir
     if head:
         title, *rest = report.read_text().split("\n")
         report.write_text("\n".join([title, "", *head, *rest]))
