@@ -337,10 +337,15 @@ def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs") -> list
     if workers <= 1: return [fn(**j) for j in tqdm(jobs, desc=desc)]
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_one_thread) as ex:
+    ex = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_one_thread)
+    try:
         futs = {ex.submit(fn, **j): i for i, j in enumerate(jobs)}
         out = [None] * len(jobs)
         for f in tqdm(as_completed(futs), total=len(jobs), desc=desc): out[futs[f]] = f.result()
+    except BaseException:          # Ctrl-C or a failed job: stop the workers now, not when their runs end (hours, at full)
+        for p in list((getattr(ex, "_processes", None) or {}).values()): p.terminate()
+        ex.shutdown(wait=False, cancel_futures=True); raise
+    ex.shutdown()
     return out
 
 # %% ../nbs/02_train.ipynb #490cd590
