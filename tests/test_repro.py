@@ -96,3 +96,28 @@ def test_interrupted_repro_keeps_what_finished(tmp_path):
     make_nb(tmp_path / "nbs" / "b" / "10_slow.ipynb", "x = 2")
     runs2, _ = repro("smoke", nbs=tmp_path / "nbs", out=out, only="b/")
     assert {r["notebook"]: r["status"] for r in runs2} == {"a/10_quick.ipynb": "ok", "b/10_slow.ipynb": "ok"}
+
+
+def test_interrupt_stops_what_the_notebook_started(tmp_path):
+    "Ctrl-C or SIGTERM while `interruptible` waits: the process tree the job started (a child and its own child in a new session) is gone, and the caller sees KeyboardInterrupt."
+    import os, signal, subprocess, sys, time
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import subprocess, sys\n"
+        "from tpr_nb.cli import interruptible\n"
+        "def job():\n"
+        "    p = subprocess.Popen(['sh', '-c', 'sleep 300 & echo $! > %s; wait'], start_new_session=True)\n"   # a kernel runs in a session of its own
+        "    print('ready', flush=True); p.wait(); return 'finished'\n"
+        "try: print(interruptible(job), flush=True)\n"
+        "except KeyboardInterrupt: print('interrupted', flush=True)\n" % (tmp_path / "grandchild.pid"))
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+        assert p.stdout.readline().strip() == "ready"
+        t0 = time.time()
+        while not (tmp_path / "grandchild.pid").exists() and time.time() - t0 < 30: time.sleep(0.1)
+        pid = int((tmp_path / "grandchild.pid").read_text())
+        p.send_signal(sig); out, _ = p.communicate(timeout=60)
+        assert out.strip() == "interrupted", (sig, out)
+        time.sleep(0.5)
+        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z", f"sleep {pid} survived {sig!r}"
+        (tmp_path / "grandchild.pid").unlink()

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
-import argparse, ast, copy, fcntl, fnmatch, hashlib, json, os, re, sys, time
+import argparse, ast, copy, fcntl, fnmatch, hashlib, json, os, re, signal, sys, threading, time
 from contextlib import contextmanager, nullcontext
 from fastcore.xtras import modified_env
 from pathlib import Path
@@ -15,7 +15,8 @@ from .profiles import PROFILES, check_profile
 # %% auto #0
 __all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'save_figures', 'executed_notebooks', 'parse_set',
            'check_overrides', 'run_name', 'overrides_header', 'assemble_run', 'commit_units', 'unit_committer',
-           'run_notebook', 'read_runs', 'write_runs', 'locked', 'repro', 'refresh_prose', 'main']
+           'stop_processes', 'interruptible', 'run_notebook', 'read_runs', 'write_runs', 'locked', 'repro',
+           'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -189,6 +190,39 @@ def _error_line(e: Exception) -> str:
     lines = [l.strip() for l in str(e).strip().splitlines() if l.strip() and set(l.strip()) - set("-=")]
     return f"{type(e).__name__}: {lines[-1] if lines else ''}"
 
+def _raise_interrupt(signum, frame): raise KeyboardInterrupt(f"signal {signum}")
+
+def stop_processes(procs: list, grace: float = 10.0):
+    "Terminate `procs` (psutil processes), and kill those still alive after `grace` seconds."
+    import psutil
+    for p in procs:
+        try: p.terminate()
+        except psutil.NoSuchProcess: pass
+    for p in psutil.wait_procs(procs, timeout=grace)[1]:
+        try: p.kill()
+        except psutil.NoSuchProcess: pass
+
+def interruptible(fn):
+    "`fn()` run in a worker thread while this thread waits: Ctrl-C (or SIGTERM) stops every process `fn` started, its kernel and the kernel's workers, then raises `KeyboardInterrupt`."
+    import psutil
+    me = psutil.Process(); before = {p.pid for p in me.children(recursive=True)}
+    box = {}
+    def target():
+        try: box["value"] = fn()
+        except BaseException as e: box["error"] = e
+    t = threading.Thread(target=target, daemon=True, name="notebook"); t.start()
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _raise_interrupt) if main else None
+    try:
+        while t.is_alive(): t.join(0.5)
+    except KeyboardInterrupt:
+        stop_processes([p for p in me.children(recursive=True) if p.pid not in before]); t.join(30)
+        raise
+    finally:
+        if main: signal.signal(signal.SIGTERM, old)
+    if "error" in box: raise box["error"]
+    return box.get("value")
+
 def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None, overrides: dict | None = None) -> dict:
     "Execute `nb` with papermill at `profile` (and `overrides`, when given); its executed copy replaces `out_nb` only on success (else `<out_nb>.failed.ipynb`); status, wall time, error."
     import papermill as pm
@@ -197,8 +231,8 @@ def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: in
     t0 = time.time(); status, err = "ok", ""
     try:
         with modified_env(TPR_NB_REPORT_DIR=str(report), TPR_NB_NOTEBOOK=nb.name, MPLBACKEND=INLINE):
-            pm.execute_notebook(str(nb), str(tmp), parameters={"profile": profile, **({"overrides": overrides} if overrides else {})}, cwd=str(nb.parent),
-                                kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+            interruptible(lambda: pm.execute_notebook(str(nb), str(tmp), parameters={"profile": profile, **({"overrides": overrides} if overrides else {})},
+                                                      cwd=str(nb.parent), kernel_name="python3", progress_bar=False, execution_timeout=timeout))
         os.replace(tmp, out_nb); failed.unlink(missing_ok=True)
     except Exception as e:
         status, err = "failed", _error_line(e)
@@ -249,8 +283,8 @@ def _run_folder(nb: Path, rel: Path, profile: str, overrides: dict, base: Path, 
     return out, json.loads(json.dumps(meta, default=str))
 
 def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: Path | None = None,
-          timeout: int | None = None, overrides: dict | None = None, commit_units: bool = False) -> tuple[list[dict], Path]:
-    "Run the experiment notebooks at `profile` into `out` (default `reports/<profile>`) and assemble the report; with `overrides`, the one notebook `only` selects, into its own folder under `out` (default `reports/runs`); `commit_units`: commit each unit record as it lands (`unit_committer`)."
+          timeout: int | None = None, overrides: dict | None = None, commit: bool = False) -> tuple[list[dict], Path]:
+    "Run the experiment notebooks at `profile` into `out` (default `reports/<profile>`) and assemble the report; with `overrides`, the one notebook `only` selects, into its own folder under `out` (default `reports/runs`); `commit`: commit each unit record as it lands (`unit_committer`)."
     check_profile(profile)
     root = project_root(); nbs = Path(nbs or root / "nbs")
     out = Path(out or root / "reports" / ("runs" if overrides else profile))
@@ -262,7 +296,7 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
                              f"({', '.join(str(p.relative_to(nbs)) for p in found[:8])}{', ...' if len(found) > 8 else ''}): name one")
         out, meta = _run_folder(found[0], found[0].relative_to(nbs), profile, overrides, out, root)
     runs = []
-    with locked(out), (unit_committer(out, root=root) if commit_units else nullcontext()):
+    with locked(out), (unit_committer(out, root=root) if commit else nullcontext()):
         if overrides:
             tmp = out / "overrides.json.tmp"; tmp.write_text(json.dumps(meta, indent=1)); os.replace(tmp, out / "overrides.json")
         for nb in found:
