@@ -13,10 +13,10 @@ from .report import assemble, project_root
 from .profiles import PROFILES, check_profile
 
 # %% auto #0
-__all__ = ['INLINE', 'is_experiment', 'experiment_notebooks', 'save_figures', 'executed_notebooks', 'parse_set',
+__all__ = ['RESULT_FIELDS', 'INLINE', 'is_experiment', 'experiment_notebooks', 'save_figures', 'executed_notebooks', 'parse_set',
            'check_overrides', 'run_name', 'overrides_header', 'assemble_run', 'commit_units', 'unit_committer',
-           'stop_processes', 'interruptible', 'run_notebook', 'read_runs', 'write_runs', 'locked', 'repro',
-           'refresh_prose', 'main']
+           'unit_status', 'format_units', 'stop_processes', 'interruptible', 'run_notebook', 'read_runs', 'write_runs',
+           'locked', 'repro', 'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -181,6 +181,37 @@ def unit_committer(folder: Path, every: float = 120.0, root: Path | None = None)
     try: yield
     finally: stop.set(); t.join(); look()
 
+
+# %% ../nbs/04_cli.ipynb #fa7cd074
+RESULT_FIELDS = ("test_error", "valid_error", "valid_acc", "test_acc", "acc", "error")
+
+def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
+    "One row per unit: the records under `folder` (`<paper>/<key>.json`, done) and the checkpoints under `cache/units/` with no record (in progress, at their last saved step)."
+    from tpr_nb.data import cache_dir
+    rows, done = [], set()
+    for f in sorted(Path(folder).glob("*/*.json")):
+        r = json.loads(f.read_text()); done.add(f.stem)
+        rows.append(dict(paper=f.parent.name, unit=f.stem, state="done", steps=r.get("steps"), wall_s=r.get("wall_s"),
+                         **{k: r[k] for k in RESULT_FIELDS if isinstance(r.get(k), (int, float))}, note=r.get("note", "")))
+    units = Path(cache or cache_dir()) / "units"
+    for s in sorted(units.glob("*/checkpoint/state.json")) if units.exists() else []:
+        key = s.parent.parent.name
+        if key in done: continue
+        try: t = json.loads(s.read_text())["trainer"]
+        except (json.JSONDecodeError, KeyError): t = {}
+        rows.append(dict(paper="(cache)", unit=key, state="in progress", steps=t.get("step"), wall_s=None, note=f"best validation loss {t['best']:.3g} at step {t['best_step']}" if "best_step" in t else ""))
+    return rows
+
+def format_units(rows: list[dict]) -> str:
+    "`unit_status`'s rows as a plain table, with a count per state."
+    if not rows: return "no unit records or checkpoints"
+    cols = ["paper", "unit", "state", "steps", "wall_s"] + [k for k in RESULT_FIELDS if any(k in r for r in rows)] + ["note"]
+    fmt = lambda v: "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
+    table = [cols] + [[fmt(r.get(k)) for k in cols] for r in rows]
+    w = [max(len(row[i]) for row in table) for i in range(len(cols))]
+    lines = ["  ".join(v.ljust(w[i]) for i, v in enumerate(row)).rstrip() for row in table]
+    n = {s: sum(r["state"] == s for r in rows) for s in ("done", "in progress")}
+    return "\n".join(lines + [f"{n['done']} done, {n['in progress']} in progress"])
 
 # %% ../nbs/04_cli.ipynb #26974475
 INLINE = "module://matplotlib_inline.backend_inline"
@@ -384,6 +415,9 @@ def _figures_cmd(a) -> int:
 def _report_cmd(a) -> int:
     print(assemble_run(a.profile, a.out)); return 0
 
+def _units_cmd(a) -> int:
+    print(format_units(unit_status(a.folder or project_root() / "reports" / a.profile / "units"))); return 0
+
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `tpr-nb` command."
     p = argparse.ArgumentParser(prog="tpr-nb", description="Reproductions of five papers on structured representations.")
@@ -417,6 +451,10 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("report", help="assemble REPORT.md and claims.csv from recorded results")
     s.add_argument("--profile", default="quick", choices=PROFILES); s.add_argument("--out", default=None, type=Path)
     s.set_defaults(fn=_report_cmd)
+    u = sub.add_parser("units", help="where a long run stands: its finished units (committed records) and this machine's units in progress")
+    u.add_argument("--profile", default="full", choices=PROFILES)
+    u.add_argument("--folder", default=None, type=Path, help="the unit records (default reports/<profile>/units)")
+    u.set_defaults(fn=_units_cmd)
     from tpr_nb.demo import add_demo_parser; add_demo_parser(sub)        # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)
     a = p.parse_args(argv)
     try: return a.fn(a)
