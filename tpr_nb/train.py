@@ -17,8 +17,8 @@ from .profiles import PROFILES, Config, check_profile, table_keys, profile_confi
 _all_ = ["PROFILES", "Config", "check_profile", "table_keys", "profile_config"]   # re-exported for the notebooks
 
 # %% auto #0
-__all__ = ['TRAIN_FIELDS', 'RUN_KEY_IGNORE', 'MODEL_JSON', 'MODEL_WEIGHTS', 'seed_everything', 'device_name', 'make_optimizer',
-           'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'latest_checkpoint',
+__all__ = ['TRAIN_FIELDS', 'RUN_KEY_IGNORE', 'UNIT_OWNER', 'MODEL_JSON', 'MODEL_WEIGHTS', 'seed_everything', 'device_name',
+           'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'latest_checkpoint',
            'load_checkpoint', 'count_params', 'to_device', 'DivergedError', 'BudgetStop', 'TrainConfig', 'train_config',
            'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run', 'unit_key', 'run_unit',
            'ModelFileError', 'build', 'model_spec', 'save_model', 'model_folder', 'load_model', 'read_log',
@@ -375,6 +375,8 @@ def unit_key(name: str, seed: int, c: Config, keys: Sequence[str] | None = None)
     "The key of unit (`name`, `seed`): `run_key` of `c` restricted to `keys`, the settings that shape it (None: all)."
     return run_key(name, seed, Config({k: c[k] for k in keys if k in c}) if keys is not None else c)
 
+UNIT_OWNER = "record.json"
+
 def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None, **kw) -> dict:
     "The record of unit (`name`, `seed`) kept in `folder`, else `fn(name, seed, c, out_dir=<cache>/units/<key>, **kw)`, resumable, its record then kept (JSON, no `state`)."
     key = unit_key(name, seed, c, keys)
@@ -383,7 +385,9 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
         try: return dict(json.loads(f.read_text()), cached=True)
         except json.JSONDecodeError as e: raise ValueError(f"unit record {f} is damaged ({e}): delete it to train the unit again") from e
     from tpr_nb.data import cache_dir
-    rec = {k: v for k, v in fn(name, seed, c, out_dir=str(cache_dir() / "units" / key), **kw).items() if k != "state"}
+    out = cache_dir() / "units" / key; out.mkdir(parents=True, exist_ok=True)
+    (out / UNIT_OWNER).write_text(json.dumps(dict(record=str(f.resolve()))))      # where this unit's record will go (`tpr-nb units`)
+    rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
     f.parent.mkdir(parents=True, exist_ok=True); tmp = f.with_suffix(".tmp")
     tmp.write_text(json.dumps(dict(rec, unit=key), indent=1)); os.replace(tmp, f)
     return dict(rec, unit=key, cached=False)
