@@ -9,7 +9,7 @@ from contextlib import contextmanager, nullcontext
 from fastcore.xtras import modified_env
 from pathlib import Path
 from .data import data_check
-from .report import assemble, project_root
+from .report import assemble, git_commit, project_root
 from .profiles import PROFILES, check_profile
 
 # %% auto #0
@@ -264,7 +264,7 @@ def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: in
     tmp, failed = out_nb.with_suffix(".running.ipynb"), out_nb.with_suffix(".failed.ipynb")
     t0 = time.time(); status, err = "ok", ""
     try:
-        with modified_env(TPR_NB_REPORT_DIR=str(report), TPR_NB_NOTEBOOK=nb.name, MPLBACKEND=INLINE):
+        with modified_env(TPR_NB_REPORT_DIR=str(report), TPR_NB_NOTEBOOK=nb.name, TPR_NB_COMMIT=git_commit(), MPLBACKEND=INLINE):
             interruptible(lambda: pm.execute_notebook(str(nb), str(tmp), parameters={"profile": profile, **({"overrides": overrides} if overrides else {})},
                                                       cwd=str(nb.parent), kernel_name="python3", progress_bar=False, execution_timeout=timeout))
         os.replace(tmp, out_nb); failed.unlink(missing_ok=True)

@@ -67,7 +67,7 @@ def record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, wall_
                paper_value=c.paper_value, ours=ours, holds="" if rule is None else "yes" if math.isfinite(ours) and eval_rule(rule, ours, c.paper_value) else "no",
                rule=rule, profile=profile, seeds=list(seeds) if hasattr(seeds, "__iter__") else [seeds],
                device=device or device_name(), wall_s=round(float(wall_s), 1), version=__version__,
-               commit=git_commit(), note=note, time=time.strftime("%Y-%m-%dT%H:%M:%S"), notebook=os.environ.get("TPR_NB_NOTEBOOK", ""),
+               commit=os.environ.get("TPR_NB_COMMIT") or git_commit(), note=note, time=time.strftime("%Y-%m-%dT%H:%M:%S"), notebook=os.environ.get("TPR_NB_NOTEBOOK", ""),
                invalid=invalid, per_seed=None if per_seed is None else [float(v) for v in per_seed])
     f = Path(out or report_dir(profile)) / "metrics" / f"{paper}__{c.experiment}.json"
     f.parent.mkdir(parents=True, exist_ok=True)
