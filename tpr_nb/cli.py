@@ -356,19 +356,27 @@ def _new_prose(old, new):
     old = copy.deepcopy(old)   # a copy: the caller compares the result with the executed cells
     old.source = new.source; return old
 
+def _code(s: str) -> list:
+    "The tokens of Python source `s` without comments and line breaks that end no statement; `s` itself where it does not tokenize (magics)."
+    import io, tokenize
+    try: return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(s).readline) if t.type not in (tokenize.COMMENT, tokenize.NL)]
+    except (tokenize.TokenError, SyntaxError, IndentationError): return [s]
+
 def refresh_prose(nb: Path, executed: Path) -> bool:
-    "Copy `nb`'s markdown into its executed copy `executed` when their code cells are identical; whether anything changed."
+    "Copy `nb`'s markdown (and code comments) into its executed copy `executed` when their code cells are identical but for comments; whether anything changed."
     import nbformat
     src, ex = nbformat.read(str(nb), as_version=4), nbformat.read(str(executed), as_version=4)
     code_ex = [c for c in ex.cells if c.cell_type == "code" and not _is_injected(c)]
-    if [_src(c) for c in src.cells if c.cell_type == "code"] != [_src(c) for c in code_ex]:
+    if [_code(_src(c)) for c in src.cells if c.cell_type == "code"] != [_code(_src(c)) for c in code_ex]:
         raise ValueError(f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb repro --only ...)")
     injected = {id(prev): c for prev, c in zip(ex.cells, ex.cells[1:]) if _is_injected(c)}
     md_ex = {c.get("id"): c for c in ex.cells if c.cell_type == "markdown" and c.get("id")}
     done, it = [], iter(code_ex)
     for c in src.cells:
         if c.cell_type != "code": done.append(_new_prose(md_ex.get(c.get("id")), c)); continue
-        e = next(it); done.append(e)
+        e = next(it)
+        if _src(e) != _src(c): e = copy.deepcopy(e); e.source = c.source           # new comments, same code: outputs kept
+        done.append(e)
         if id(e) in injected: done.append(injected[id(e)])
     changed = [_src(c) for c in done] != [_src(c) for c in ex.cells]
     if changed: ex.cells = done; nbformat.write(ex, str(executed))
