@@ -168,7 +168,6 @@ def commit_units(folder: Path, root: Path | None = None) -> list[str]:
 @contextmanager
 def unit_committer(folder: Path, every: float = 120.0, root: Path | None = None):
     "Commit `folder`'s new unit records (`commit_units`) every `every` seconds while the block runs, and once more when it ends."
-    import threading
     stop = threading.Event()
     def look():
         try:
@@ -188,19 +187,20 @@ RESULT_FIELDS = ("test_error", "valid_error", "valid_acc", "test_acc", "acc", "e
 def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
     "One row per unit: the records under `folder` (`<paper>/<key>.json`, done) and this machine's unit checkpoints (`cache/units/<key>/`) whose record is to go under `folder` and is not there yet (in progress, at their last saved step)."
     from tpr_nb.data import cache_dir
-    from tpr_nb.train import UNIT_OWNER
+    from tpr_nb.train import UNIT_OWNER, latest_checkpoint
     rows, folder = [], Path(folder).resolve()
     for f in sorted(folder.glob("*/*.json")):
         r = json.loads(f.read_text())
         rows.append(dict(paper=f.parent.name, unit=f.stem, state="done", steps=r.get("steps"), wall_s=r.get("wall_s"),
                          **{k: r[k] for k in RESULT_FIELDS if isinstance(r.get(k), (int, float))}, note=r.get("note", "")))
     units = Path(cache or cache_dir()) / "units"
-    for s in sorted(units.glob("*/checkpoint/state.json")) if units.exists() else []:
-        try: rec = Path(json.loads((s.parent.parent / UNIT_OWNER).read_text())["record"])
-        except (OSError, json.JSONDecodeError, KeyError): continue      # whose unit it is was not written down
+    for o in sorted(units.glob(f"*/{UNIT_OWNER}")) if units.exists() else []:   # units without it: whose they are was not written down
+        try: rec = Path(json.loads(o.read_text())["record"])
+        except (json.JSONDecodeError, KeyError): continue
         if rec.exists() or not rec.is_relative_to(folder): continue      # done, or another profile's
-        try: t = json.loads(s.read_text())["trainer"]
-        except (json.JSONDecodeError, KeyError): t = {}
+        ck = latest_checkpoint(o.parent / "checkpoint")                  # a save cut between its renames leaves `.old`
+        try: t = json.loads((ck / "state.json").read_text())["trainer"] if ck else {}
+        except (OSError, json.JSONDecodeError, KeyError): t = {}
         rows.append(dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None,
                          note=f"best validation loss {t['best']:.3g} at step {t['best_step']}" if "best_step" in t else ""))
     return rows
