@@ -78,6 +78,10 @@ def test_every_claim_the_quick_report_leaves_unmeasured_says_what_it_needs():
     bare = sorted(f"{c.paper}/{c.experiment}/{c.claim_id}" for c in CLAIMS if (c.paper, c.claim_id) not in recs and needs(c) is None)
     assert not bare, f"{len(bare)} claims unmeasured at quick with no NEEDS entry, e.g. {bare[:5]}"
 
+def foreground():
+    "In the child before it starts: Ctrl-C's default action, as in a terminal's foreground job. A background job of a script starts with SIGINT ignored, and Python keeps it ignored: without this, the two interrupt tests fail whenever the suite itself runs in the background (`nohup make test &`)."
+    import signal; signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 def test_interrupted_repro_keeps_what_finished(tmp_path):
     "Ctrl-C in the middle of a notebook: runs.json keeps the finished notebooks' statuses and executed copies; a second run completes."
     import signal, subprocess, sys, time
@@ -86,7 +90,7 @@ def test_interrupted_repro_keeps_what_finished(tmp_path):
     out = tmp_path / "reports" / "smoke"
     cmd = [sys.executable, "-c", "import sys; from tpr_nb.cli import main; sys.exit(main(sys.argv[1:]))", "repro", "--profile", "smoke",
            "--nbs", str(tmp_path / "nbs"), "--out", str(out)]
-    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=foreground)
     t0 = time.time()
     while time.time() - t0 < 300 and not (out / "notebooks" / "b" / "10_slow.running.ipynb").exists(): time.sleep(0.5)   # a busy machine starts kernels slowly
     time.sleep(3); p.send_signal(signal.SIGINT); p.communicate(timeout=300)
@@ -111,7 +115,7 @@ def test_interrupt_stops_what_the_notebook_started(tmp_path):
         "try: print(interruptible(job), flush=True)\n"
         "except KeyboardInterrupt: print('interrupted', flush=True)\n" % (tmp_path / "grandchild.pid"))
     for sig in (signal.SIGINT, signal.SIGTERM):
-        p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+        p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, preexec_fn=foreground)
         assert p.stdout.readline().strip() == "ready"
         t0 = time.time()
         while not (tmp_path / "grandchild.pid").exists() and time.time() - t0 < 30: time.sleep(0.1)
