@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
-import argparse, ast, copy, fcntl, fnmatch, hashlib, json, os, re, signal, sys, threading, time
+import argparse, ast, copy, fnmatch, hashlib, json, os, re, signal, sys, threading, time
 from contextlib import contextmanager, nullcontext
 from fastcore.xtras import modified_env
 from pathlib import Path
@@ -187,7 +187,7 @@ RESULT_FIELDS = ("test_error", "valid_error", "valid_acc", "test_acc", "acc", "e
 def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
     "One row per unit: the records under `folder` (`<paper>/<key>.json`, done) and this machine's unit checkpoints (`cache/units/<key>/`) whose record is to go under `folder` and is not there yet (in progress, at their last saved step)."
     from tpr_nb.data import cache_dir
-    from tpr_nb.train import UNIT_OWNER, latest_checkpoint
+    from tpr_nb.train import UNIT_OWNER, latest_checkpoint, unit_holder
     rows, folder = [], Path(folder).resolve()
     for f in sorted(folder.glob("*/*.json")):
         r = json.loads(f.read_text())
@@ -201,8 +201,9 @@ def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
         ck = latest_checkpoint(o.parent / "checkpoint")                  # a save cut between its renames leaves `.old`
         try: t = json.loads((ck / "state.json").read_text())["trainer"] if ck else {}
         except (OSError, json.JSONDecodeError, KeyError): t = {}
-        rows.append(dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None,
-                         note=f"best validation loss {t['best']:.3g} at step {t['best_step']}" if "best_step" in t else ""))
+        pid = unit_holder(o.parent)                                      # a run holds it now, or it was stopped
+        note = [f"training now (pid {pid})" if pid else "stopped", f"best validation loss {t['best']:.3g} at step {t['best_step']}" if "best_step" in t else ""]
+        rows.append(dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None, note="; ".join(filter(None, note))))
     return rows
 
 def format_units(rows: list[dict]) -> str:
@@ -293,15 +294,11 @@ def write_runs(out: Path, runs: list[dict]):
     tmp = Path(out) / "runs.json.tmp"; tmp.write_text(json.dumps(merged, indent=1)); os.replace(tmp, Path(out) / "runs.json")
     return merged
 
-@contextmanager
 def locked(folder: Path, what: str = "tpr-nb repro"):
-    "Hold `folder/.lock` for the block; a second holder fails at once with a message that names the lock."
-    folder.mkdir(parents=True, exist_ok=True); fh = open(folder / ".lock", "w")
-    try: fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        fh.close(); raise RuntimeError(f"another {what} is writing into {folder} (it holds {folder / '.lock'}): wait for it to finish") from None
-    try: yield
-    finally: fcntl.flock(fh, fcntl.LOCK_UN); fh.close()
+    "Hold `folder/.lock` for the block (`tpr_nb.train.held`); a second holder fails at once with a message that names the lock."
+    from tpr_nb.train import held
+    folder.mkdir(parents=True, exist_ok=True)
+    return held(folder / ".lock", f"another {what} is writing into {folder}: wait for it to finish")
 
 def _run_folder(nb: Path, rel: Path, profile: str, overrides: dict, base: Path, root: Path) -> tuple[Path, dict]:
     "The folder under `base` of a run of `nb` with `overrides`, and what its `overrides.json` says; every check done before anything runs."

@@ -5,6 +5,7 @@
 # %% ../nbs/02_train.ipynb #98d32bc4
 from __future__ import annotations
 import hashlib, json, os, platform, random, shutil, time, warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Callable, Sequence
@@ -17,10 +18,11 @@ from .profiles import PROFILES, Config, check_profile, table_keys, profile_confi
 _all_ = ["PROFILES", "Config", "check_profile", "table_keys", "profile_config"]   # re-exported for the notebooks
 
 # %% auto #0
-__all__ = ['TRAIN_FIELDS', 'RUN_KEY_IGNORE', 'UNIT_OWNER', 'MODEL_JSON', 'MODEL_WEIGHTS', 'seed_everything', 'device_name',
-           'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint', 'latest_checkpoint',
-           'load_checkpoint', 'count_params', 'to_device', 'DivergedError', 'BudgetStop', 'TrainConfig', 'train_config',
-           'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run', 'unit_key', 'run_unit',
+__all__ = ['TRAIN_FIELDS', 'RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'MODEL_JSON', 'MODEL_WEIGHTS', 'seed_everything',
+           'device_name', 'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint',
+           'latest_checkpoint', 'load_checkpoint', 'count_params', 'to_device', 'DivergedError', 'BudgetStop',
+           'TrainConfig', 'train_config', 'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run',
+           'unit_key', 'BusyError', 'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'run_unit',
            'ModelFileError', 'build', 'model_spec', 'save_model', 'model_folder', 'load_model', 'read_log',
            'plot_curves', 'PROFILES', 'Config', 'check_profile', 'table_keys', 'profile_config']
 
@@ -375,7 +377,42 @@ def unit_key(name: str, seed: int, c: Config, keys: Sequence[str] | None = None)
     "The key of unit (`name`, `seed`): `run_key` of `c` restricted to `keys`, the settings that shape it (None: all)."
     return run_key(name, seed, Config({k: c[k] for k in keys if k in c}) if keys is not None else c)
 
-UNIT_OWNER = "record.json"
+UNIT_OWNER, UNIT_LOCK = "record.json", "lock"
+
+class BusyError(RuntimeError):
+    "Another process holds the lock this one asked for."
+
+class UnitBusyError(BusyError):
+    "Another process is training this unit now: two runs on one unit would overwrite each other's checkpoints."
+
+@contextmanager
+def held(lock: Path, busy: str, err: type = BusyError):
+    "Hold the file `lock` for the block (an `flock`, freed when the process ends however it ends, with this pid written in it); `err(busy)` at once if another process holds it."
+    import fcntl
+    with open(lock, "a+") as h:
+        try: fcntl.flock(h, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            h.seek(0); raise err(f"{busy} (pid {h.read().strip() or '?'} holds {lock})") from None
+        h.seek(0); h.truncate(); h.write(str(os.getpid())); h.flush()
+        try: yield
+        finally: fcntl.flock(h, fcntl.LOCK_UN)
+
+def holder(lock: Path) -> int | None:
+    "The pid of the process that holds the file `lock` (`held`) now, else None."
+    import fcntl
+    if not Path(lock).exists(): return None
+    with open(lock) as h:
+        try: fcntl.flock(h, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError: return int(h.read().strip() or -1)
+        fcntl.flock(h, fcntl.LOCK_UN); return None
+
+def unit_lock(out: Path):
+    "Hold the unit folder `out` for this process; `UnitBusyError` if another process is training that unit."
+    return held(Path(out) / UNIT_LOCK, f"unit {Path(out).name} is being trained by another process: let it finish the unit, or stop it, then run again", UnitBusyError)
+
+def unit_holder(out: Path) -> int | None:
+    "The pid of the process training the unit in folder `out` now, else None."
+    return holder(Path(out) / UNIT_LOCK)
 
 def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None, **kw) -> dict:
     "The record of unit (`name`, `seed`) kept in `folder`, else `fn(name, seed, c, out_dir=<cache>/units/<key>, **kw)`, resumable, its record then kept (JSON, no `state`)."
@@ -386,10 +423,12 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
         except json.JSONDecodeError as e: raise ValueError(f"unit record {f} is damaged ({e}): delete it to train the unit again") from e
     from tpr_nb.data import cache_dir
     out = cache_dir() / "units" / key; out.mkdir(parents=True, exist_ok=True)
-    (out / UNIT_OWNER).write_text(json.dumps(dict(record=str(f.resolve()))))      # where this unit's record will go (`tpr-nb units`)
-    rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
-    f.parent.mkdir(parents=True, exist_ok=True); tmp = f.with_suffix(".tmp")
-    tmp.write_text(json.dumps(dict(rec, unit=key), indent=1)); os.replace(tmp, f)
+    with unit_lock(out):
+        if f.exists(): return dict(json.loads(f.read_text()), cached=True)               # finished by another run meanwhile
+        (out / UNIT_OWNER).write_text(json.dumps(dict(record=str(f.resolve()))))  # where this unit's record will go (`tpr-nb units`)
+        rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
+        f.parent.mkdir(parents=True, exist_ok=True); tmp = f.with_suffix(".tmp")
+        tmp.write_text(json.dumps(dict(rec, unit=key), indent=1)); os.replace(tmp, f)
     return dict(rec, unit=key, cached=False)
 
 # %% ../nbs/02_train.ipynb #4374a10b
