@@ -1,4 +1,4 @@
-"Records written by concurrent processes are all kept; damaged checkpoints are named errors (issue 36)."
+"Records written by concurrent processes are all kept; damaged checkpoints are named errors (issue 36); a unit is trained by one process at a time."
 import json, multiprocessing as mp
 from pathlib import Path
 import pytest, torch
@@ -42,3 +42,30 @@ def test_partial_checkpoint_is_a_checkpoint_error(tmp_path):
     del meta["optimizer"]["param_groups"]; st.write_text(json.dumps(meta))
     with pytest.raises(CheckpointError, match="incomplete or from another optimiser"):
         load_checkpoint(tmp_path / "checkpoint", nn.Linear(3, 1), torch.optim.Adam(nn.Linear(3, 1).parameters()))
+
+def _slow_unit(name, seed, c, out_dir, started=None, release=None):
+    started.set(); release.wait(60)
+    return dict(name=name, seed=seed, loss=0.5)
+
+def _train_unit_in_child(cache, kept, started, release):
+    import os
+    os.environ["TPR_NB_CACHE"] = str(cache)
+    from tpr_nb.train import Config, run_unit
+    run_unit(_slow_unit, "toy", 0, Config(steps=1), kept, keys=["steps"], started=started, release=release)
+
+def test_a_unit_is_trained_by_one_process_at_a_time(tmp_path, monkeypatch):
+    "Another process training the unit: this run is refused, not let in to overwrite its checkpoints; once it is done, its record is taken."
+    from tpr_nb.train import Config, UnitBusyError, run_unit, unit_holder, unit_key
+    monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "cache"))
+    ctx = mp.get_context("spawn"); started, release = ctx.Event(), ctx.Event()
+    p = ctx.Process(target=_train_unit_in_child, args=(tmp_path / "cache", tmp_path / "kept", started, release)); p.start()
+    try:
+        assert started.wait(120)
+        out = tmp_path / "cache" / "units" / unit_key("toy", 0, Config(steps=1), ["steps"])
+        assert unit_holder(out) == p.pid
+        with pytest.raises(UnitBusyError, match=f"pid {p.pid}"):
+            run_unit(lambda *a, **k: pytest.fail("trained a unit another process holds"), "toy", 0, Config(steps=1), tmp_path / "kept", keys=["steps"])
+    finally: release.set(); p.join(60)
+    assert p.exitcode == 0 and unit_holder(out) is None
+    rec = run_unit(lambda *a, **k: pytest.fail("trained a finished unit"), "toy", 0, Config(steps=1), tmp_path / "kept", keys=["steps"])
+    assert rec["cached"] and rec["loss"] == 0.5
