@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_train.ipynb #98d32bc4
 from __future__ import annotations
-import hashlib, json, os, platform, random, shutil, time, warnings
+import fcntl, hashlib, json, os, platform, random, shutil, time, warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -388,7 +388,6 @@ class UnitBusyError(BusyError):
 @contextmanager
 def held(lock: Path, busy: str, err: type = BusyError):
     "Hold the file `lock` for the block (an `flock`, freed when the process ends however it ends, with this pid written in it); `err(busy)` at once if another process holds it."
-    import fcntl
     with open(lock, "a+") as h:
         try: fcntl.flock(h, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -398,8 +397,7 @@ def held(lock: Path, busy: str, err: type = BusyError):
         finally: fcntl.flock(h, fcntl.LOCK_UN)
 
 def holder(lock: Path) -> int | None:
-    "The pid of the process that holds the file `lock` (`held`) now, else None."
-    import fcntl
+    "The pid of the process that holds the file `lock` (`held`) now (-1 in the instant before it writes its pid), else None."
     if not Path(lock).exists(): return None
     with open(lock) as h:
         try: fcntl.flock(h, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -414,17 +412,19 @@ def unit_holder(out: Path) -> int | None:
     "The pid of the process training the unit in folder `out` now, else None."
     return holder(Path(out) / UNIT_LOCK)
 
+def _kept_record(f: Path) -> dict:
+    try: return dict(json.loads(f.read_text()), cached=True)
+    except json.JSONDecodeError as e: raise ValueError(f"unit record {f} is damaged ({e}): delete it to train the unit again") from e
+
 def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None, **kw) -> dict:
     "The record of unit (`name`, `seed`) kept in `folder`, else `fn(name, seed, c, out_dir=<cache>/units/<key>, **kw)`, resumable, its record then kept (JSON, no `state`)."
     key = unit_key(name, seed, c, keys)
     f = Path(folder) / f"{key}.json"
-    if f.exists():
-        try: return dict(json.loads(f.read_text()), cached=True)
-        except json.JSONDecodeError as e: raise ValueError(f"unit record {f} is damaged ({e}): delete it to train the unit again") from e
+    if f.exists(): return _kept_record(f)
     from tpr_nb.data import cache_dir
     out = cache_dir() / "units" / key; out.mkdir(parents=True, exist_ok=True)
     with unit_lock(out):
-        if f.exists(): return dict(json.loads(f.read_text()), cached=True)               # finished by another run meanwhile
+        if f.exists(): return _kept_record(f)                                      # finished by another run meanwhile
         (out / UNIT_OWNER).write_text(json.dumps(dict(record=str(f.resolve()))))  # where this unit's record will go (`tpr-nb units`)
         rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
         f.parent.mkdir(parents=True, exist_ok=True); tmp = f.with_suffix(".tmp")
