@@ -14,17 +14,18 @@ import torch
 from torch import nn
 from safetensors.torch import save_file, load_file
 from tqdm.auto import tqdm
+from .optim import make_optimizer, param_groups, warmup_factor
 from .profiles import PROFILES, Config, check_profile, table_keys, profile_config
 _all_ = ["PROFILES", "Config", "check_profile", "table_keys", "profile_config"]   # re-exported for the notebooks
 
 # %% auto #0
 __all__ = ['TRAIN_FIELDS', 'RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'MODEL_JSON', 'MODEL_WEIGHTS', 'seed_everything',
-           'device_name', 'make_optimizer', 'param_groups', 'warmup_factor', 'CheckpointError', 'save_checkpoint',
-           'latest_checkpoint', 'load_checkpoint', 'count_params', 'to_device', 'DivergedError', 'BudgetStop',
-           'TrainConfig', 'train_config', 'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run', 'cached_run',
-           'unit_key', 'BusyError', 'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'run_unit',
-           'ModelFileError', 'build', 'model_spec', 'save_model', 'model_folder', 'load_model', 'read_log',
-           'plot_curves', 'PROFILES', 'Config', 'check_profile', 'table_keys', 'profile_config']
+           'device_name', 'CheckpointError', 'save_checkpoint', 'latest_checkpoint', 'load_checkpoint', 'count_params',
+           'to_device', 'DivergedError', 'BudgetStop', 'TrainConfig', 'train_config', 'train_fingerprint', 'fit',
+           'map_runs', 'run_key', 'save_run', 'cached_run', 'unit_key', 'BusyError', 'UnitBusyError', 'held', 'holder',
+           'unit_lock', 'unit_holder', 'run_unit', 'ModelFileError', 'build', 'model_spec', 'save_model',
+           'model_folder', 'load_model', 'read_log', 'plot_curves', 'PROFILES', 'Config', 'check_profile', 'table_keys',
+           'profile_config']
 
 # %% ../nbs/02_train.ipynb #0e512896
 def seed_everything(seed: int) -> torch.Generator:
@@ -41,32 +42,6 @@ def device_name() -> str:
             if l.startswith("model name"): cpu = l.split(":", 1)[1].strip(); break
     except OSError: pass
     return f"CPU {cpu} ({os.cpu_count()} cores)"
-
-# %% ../nbs/02_train.ipynb #29672d4f
-def make_optimizer(params, name: str = "adam", lr: float = 1e-3, betas=(0.9, 0.999), weight_decay: float = 0.0,
-                   momentum: float = 0.0) -> torch.optim.Optimizer:
-    "An optimiser by name: 'adam', 'adamw', 'adamax', 'amsgrad', 'nadam' or 'sgd'; each updates all parameters with one kernel per operation (`foreach`), which PyTorch does by default only on GPUs."
-    kw = dict(weight_decay=weight_decay, foreach=True)
-    if name == "adam": return torch.optim.Adam(params, lr=lr, betas=betas, **kw)
-    if name == "amsgrad": return torch.optim.Adam(params, lr=lr, betas=betas, amsgrad=True, **kw)
-    if name == "adamw": return torch.optim.AdamW(params, lr=lr, betas=betas, **kw)
-    if name == "adamax": return torch.optim.Adamax(params, lr=lr, betas=betas, **kw)
-    if name == "nadam": return torch.optim.NAdam(params, lr=lr, betas=betas, **kw)
-    if name == "sgd": return torch.optim.SGD(params, lr=lr, momentum=momentum, **kw)
-    raise ValueError(f"unknown optimiser {name!r}: use adam, adamw, adamax, amsgrad, nadam or sgd")
-
-def param_groups(model: nn.Module, lr_scales: dict | None = None) -> list[dict]:
-    "Parameter groups, each with an `lr_scale`: a parameter whose name starts with a key of `lr_scales` gets that multiplier."
-    groups = {}
-    for name, p in model.named_parameters():
-        scale = next((s for k, s in (lr_scales or {}).items() if name.startswith(k)), 1.0)
-        groups.setdefault(scale, []).append(p)
-    return [dict(params=ps, lr_scale=s) for s, ps in groups.items()]
-
-def warmup_factor(step: int, warmup_steps: int, factor: float = 0.1, kind: str = "constant") -> float:
-    "Multiplier of the base rate at `step`: `factor` (or a linear ramp from it) during warm-up, then 1."
-    if step >= warmup_steps: return 1.0
-    return factor if kind == "constant" else factor + (1 - factor) * step / warmup_steps
 
 # %% ../nbs/02_train.ipynb #f4da9176
 class CheckpointError(RuntimeError):

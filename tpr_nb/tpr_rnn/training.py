@@ -13,9 +13,9 @@ from .model import TPRRNN
 from .babi import story_batches
 
 # %% auto #0
-__all__ = ['APP_A', 'VARIANTS', 'TASK_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION',
-           'SYSGEN', 'REPRESENTATIONS', 'babi_loss', 'babi_predict', 'babi_errors', 'train_babi', 'run_task',
-           'task_unit', 'task_table', 'plot_task_errors']
+__all__ = ['APP_A', 'VARIANTS', 'TASK_UNIT', 'ALL_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK',
+           'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'babi_loss', 'babi_predict', 'babi_errors', 'train_babi',
+           'run_task', 'task_unit', 'all_tasks_unit', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_loss(model: nn.Module, batch: dict) -> tuple[torch.Tensor, dict]:
@@ -44,7 +44,7 @@ def babi_errors(model: nn.Module, data: dict) -> dict:
     return dict(loss=loss, error=100 * wrong.mean().item(), per_task=per_task)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #b145bdfe
-APP_A = dict(optimizer="nadam", warmup_steps=50, warmup_factor=0.1, halve_below=0.1)   # fixed for every TPR-RNN run
+APP_A = dict(optimizer="tf_nadam", warmup_steps=50, warmup_factor=0.1, halve_below=0.1)   # App. A, every TPR-RNN run
 
 def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN,
                **model_kw) -> tuple[nn.Module, list[dict]]:
@@ -56,7 +56,7 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
     def evaluate(m):
         r = babi_errors(m, data["valid"]); return dict(loss=r["loss"], error=r["error"])
     return fit(make_model, lambda ep: story_batches(data["train"], c.batch_size, seed=seed * 1000 + ep),
-               babi_loss, evaluate, train_config(c, seed, out_dir=out_dir, **APP_A))
+               babi_loss, evaluate, train_config(Config(APP_A, **c), seed, out_dir=out_dir))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #12e78fc4
 def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir: str | None = None, **model_kw) -> dict:
@@ -80,12 +80,38 @@ def task_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> di
     return run_task(int(task.removeprefix("task")), seed, c, c.limit, out_dir, d_entity=c.d_entity, d_relation=c.d_relation,
                     d_hidden=c.d_hidden, **VARIANTS.get(variant, {}))
 
-TASK_UNIT = ("lr", "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_steps", "eval_every", "patience",
+TASK_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "lr", "betas", "batch_size", "d_entity",
+             "d_relation", "d_hidden", "clip_norm", "limit", "max_steps", "eval_every", "patience",
              "time_budget_s")   # the settings that shape one single-task unit (its key)
 
+# %% ../../nbs/tpr_rnn/02_training.ipynb #a11c0002
+def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
+    "One all-tasks TPR-RNN (Table 1) as a resumable unit: per-task test errors and the training curve (Fig. 3)."
+    from tpr_nb.tpr_rnn.babi import babi_data
+    from tpr_nb.train import read_log
+    t0 = time.time()
+    d = babi_data(c.tasks, limit=c.limit, valid_limit=c.valid_limit, test_limit=c.test_limit)
+    facts = dict(name=name, seed=seed, vocab=len(d["vocab"]), note="; ".join(d["notes"]))
+    sizes = dict(d_entity=c.d_entity, d_relation=c.d_relation, d_hidden=c.d_hidden)
+    try: model, hist = train_babi(d, Config(c, progress=False), seed, out_dir, **sizes)
+    except DivergedError as e:
+        return dict(facts, test_error=100.0, per_task={t: 100.0 for t in c.tasks}, valid_error=100.0, steps=-1,
+                    wall_s=time.time() - t0, note=f"diverged: {e}; " + facts["note"])
+    res = babi_errors(model, d["test"])
+    log = read_log(f"{out_dir}/metrics.jsonl") if out_dir else []
+    best = min(hist, key=lambda h: h["loss"])
+    return dict(facts, test_error=res["error"], per_task=res["per_task"], valid_error=best["error"],
+                best_step=best["step"], steps=hist[-1]["step"], wall_s=time.time() - t0,
+                history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist],
+                train_curve=[[r["step"], round(r["acc"], 4)] for r in log if r.get("split") == "train"])
+
+ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "lr", "betas", "batch_size", "d_entity",
+            "d_relation", "d_hidden", "clip_norm", "tasks", "limit", "valid_limit", "test_limit", "max_steps",
+            "eval_every", "patience", "time_budget_s")   # the settings that shape one all-tasks unit (its key)
+
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d8159245
-SINGLE_RECIPE = dict(lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10, d_hidden=None, clip_norm=5.0)
-ALL_RECIPE = dict(lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20, d_hidden=90, clip_norm=5.0)
+SINGLE_RECIPE = dict(APP_A, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10, d_hidden=None, clip_norm=5.0)
+ALL_RECIPE = dict(APP_A, lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20, d_hidden=90, clip_norm=5.0)
 ALL_TASKS = list(range(1, 21))
 
 SINGLE_TASK = dict(
@@ -98,7 +124,8 @@ ALL_TASK = dict(
     common=dict(ALL_RECIPE, tasks=ALL_TASKS),
     smoke=dict(limit=20, valid_limit=10, test_limit=20, max_steps=30, eval_every=15, patience=None, seeds=[0]),
     quick=dict(limit=1000, valid_limit=100, test_limit=None, max_steps=6000, eval_every=250, patience=None, seeds=[0]),
-    full=dict(limit=None, valid_limit=None, test_limit=None, max_steps=300000, eval_every=5000, patience=10, seeds=list(range(10))))
+    full=dict(limit=None, valid_limit=None, test_limit=None, max_steps=600000, eval_every=5000, patience=10, seeds=list(range(5)),
+              time_budget_s=None, units=True))
 
 ABLATION = dict(
     common=dict(SINGLE_RECIPE, limit=None, variants=("w", "wm", "wb")),
