@@ -148,7 +148,8 @@ class TrainConfig:
     warmup_factor: float = 0.1
     warmup_kind: str = "constant"
     plateau_factor: float | None = None   # multiply the lr by this when the monitor does not improve
-    halve_below: float | None = None      # halve the lr once, for good, when the monitor first drops below this
+    halve_below: float | None = None      # halve the lr once, for good, when `halve_metric` first drops below this
+    halve_metric: str = "loss"            # the evaluation metric `halve_below` reads (TPR-RNN: the loss, whatever the monitor)
     monitor: str = "loss"
     mode: str = "min"
     patience: int | None = None           # evaluations without improvement before stopping
@@ -297,7 +298,8 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep) -> boo
     else:
         st["bad_evals"] += 1
         if cfg.plateau_factor: st["scale"] *= cfg.plateau_factor
-    if cfg.halve_below is not None and not st["halved"] and v < cfg.halve_below: st.update(scale=st["scale"] / 2, halved=True)
+    if cfg.halve_below is not None and not st["halved"] and m[cfg.halve_metric] < cfg.halve_below:
+        st.update(scale=st["scale"] / 2, halved=True)
     if out: save_checkpoint(out / "checkpoint", acc.unwrap_model(model), opt, st)
     out_of_time = cfg.time_budget_s is not None and time.time() - t0 >= cfg.time_budget_s
     if out_of_time and st["step"] < cfg.max_steps:

@@ -88,10 +88,10 @@ def from_splits(joined: dict, max_sentences: int = MAX_SENTENCES, notes=()) -> d
     return dict(vocab=vocab, max_words=K, notes=list(notes), n_cut=n_cut, **enc)
 
 # %% ../../nbs/tpr_rnn/01_babi.ipynb #88fc5f89
-def story_batches(data: dict, batch_size: int, shuffle: bool = True, seed: int = 0) -> list[dict]:
-    "Length-bucketed batches of an encoded split, each trimmed to its longest story."
+def story_batches(data: dict, batch_size: int, shuffle: bool = True, seed: int = 0, pool: int = 50) -> list[dict]:
+    "Batches of an encoded split, each trimmed to its longest story; `pool=1`: uniformly random batches."
     out = []
-    for idx in bucket_batches(data["n_sent"].tolist(), batch_size, shuffle, seed):
+    for idx in bucket_batches(data["n_sent"].tolist(), batch_size, shuffle, seed, pool=pool):
         idx = torch.tensor(idx); T = int(data["n_sent"][idx].max())
         out.append({k: (v[idx, :T] if k == "story" else v[idx]) for k, v in data.items()})
     return out

@@ -5,6 +5,7 @@
 # %% ../../nbs/tpr_rnn/02_training.ipynb #34e86e73
 from __future__ import annotations
 import time
+from functools import partial
 import torch
 import torch.nn.functional as Fn
 from torch import nn
@@ -13,14 +14,24 @@ from .model import TPRRNN
 from .babi import story_batches
 
 # %% auto #0
-__all__ = ['APP_A', 'VARIANTS', 'TASK_UNIT', 'ALL_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK',
-           'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'babi_loss', 'babi_predict', 'babi_errors', 'train_babi',
-           'run_task', 'task_unit', 'all_tasks_unit', 'task_table', 'plot_task_errors']
+__all__ = ['APP_A', 'BATCHING', 'VARIANTS', 'TASK_UNIT', 'ALL_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK',
+           'ALL_TASK', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'babi_logits', 'babi_loss', 'babi_predict',
+           'babi_errors', 'train_babi', 'run_task', 'task_unit', 'all_tasks_unit', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
-def babi_loss(model: nn.Module, batch: dict) -> tuple[torch.Tensor, dict]:
-    "Cross-entropy of the answer, and the batch accuracy."
-    logits = model(batch["story"], batch["n_sent"], batch["question"])
+def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
+    "The model's answer logits for a batch, computed on `pieces` length-sorted parts, each cut to its longest story."
+    if pieces <= 1: return model(batch["story"], batch["n_sent"], batch["question"])
+    order = torch.argsort(batch["n_sent"])
+    parts = []
+    for sl in order.tensor_split(min(pieces, len(order))):
+        T = int(batch["n_sent"][sl].max())
+        parts.append(model(batch["story"][sl, :T], batch["n_sent"][sl], batch["question"][sl]))
+    return torch.cat(parts)[torch.argsort(order)]
+
+def babi_loss(model: nn.Module, batch: dict, pieces: int = 1) -> tuple[torch.Tensor, dict]:
+    "Cross-entropy of the answer, and the batch accuracy (`pieces`: see `babi_logits`)."
+    logits = babi_logits(model, batch, pieces)
     return Fn.cross_entropy(logits, batch["answer"]), dict(acc=(logits.argmax(-1) == batch["answer"]).float().mean())
 
 @torch.no_grad()
@@ -44,7 +55,9 @@ def babi_errors(model: nn.Module, data: dict) -> dict:
     return dict(loss=loss, error=100 * wrong.mean().item(), per_task=per_task)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #b145bdfe
-APP_A = dict(optimizer="tf_nadam", warmup_steps=50, warmup_factor=0.1, halve_below=0.1)   # App. A, every TPR-RNN run
+APP_A = dict(optimizer="tf_nadam", warmup_steps=50, warmup_factor=0.1, halve_below=0.1, halve_metric="loss",
+             monitor="error")   # App. A (and the authors' code where the paper is silent), every TPR-RNN run
+BATCHING = dict(pool=1, pieces=4)   # uniformly random batches (the authors' code), run in 4 exact length-sorted pieces
 
 def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN,
                **model_kw) -> tuple[nn.Module, list[dict]]:
@@ -55,8 +68,9 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
     make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)      # fit seeds torch before each call
     def evaluate(m):
         r = babi_errors(m, data["valid"]); return dict(loss=r["loss"], error=r["error"])
-    return fit(make_model, lambda ep: story_batches(data["train"], c.batch_size, seed=seed * 1000 + ep),
-               babi_loss, evaluate, train_config(Config(APP_A, **c), seed, out_dir=out_dir))
+    c = Config({**APP_A, **BATCHING, **c})                                   # a hand-made row gets App. A
+    batches = lambda ep: story_batches(data["train"], c.batch_size, seed=seed * 1000 + ep, pool=c.pool)
+    return fit(make_model, batches, partial(babi_loss, pieces=c.pieces), evaluate, train_config(c, seed, out_dir=out_dir))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #12e78fc4
 def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir: str | None = None, **model_kw) -> dict:
@@ -80,9 +94,9 @@ def task_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> di
     return run_task(int(task.removeprefix("task")), seed, c, c.limit, out_dir, d_entity=c.d_entity, d_relation=c.d_relation,
                     d_hidden=c.d_hidden, **VARIANTS.get(variant, {}))
 
-TASK_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "lr", "betas", "batch_size", "d_entity",
-             "d_relation", "d_hidden", "clip_norm", "limit", "max_steps", "eval_every", "patience",
-             "time_budget_s")   # the settings that shape one single-task unit (its key)
+TASK_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool", "lr",
+             "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_steps",
+             "eval_every", "patience", "time_budget_s")   # the settings that shape one single-task unit (its key)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #a11c0002
 def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
@@ -99,19 +113,20 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
                     wall_s=time.time() - t0, note=f"diverged: {e}; " + facts["note"])
     res = babi_errors(model, d["test"])
     log = read_log(f"{out_dir}/metrics.jsonl") if out_dir else []
-    best = min(hist, key=lambda h: h["loss"])
+    best = min(hist, key=lambda h: h[c.get("monitor", APP_A["monitor"])])
     return dict(facts, test_error=res["error"], per_task=res["per_task"], valid_error=best["error"],
                 best_step=best["step"], steps=hist[-1]["step"], wall_s=time.time() - t0,
                 history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist],
                 train_curve=[[r["step"], round(r["acc"], 4)] for r in log if r.get("split") == "train"])
 
-ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "lr", "betas", "batch_size", "d_entity",
-            "d_relation", "d_hidden", "clip_norm", "tasks", "limit", "valid_limit", "test_limit", "max_steps",
-            "eval_every", "patience", "time_budget_s")   # the settings that shape one all-tasks unit (its key)
+ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool", "lr",
+            "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "tasks", "limit",
+            "valid_limit", "test_limit", "max_steps", "eval_every", "patience",
+            "time_budget_s")   # the settings that shape one all-tasks unit (its key)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d8159245
-SINGLE_RECIPE = dict(APP_A, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10, d_hidden=None, clip_norm=5.0)
-ALL_RECIPE = dict(APP_A, lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20, d_hidden=90, clip_norm=5.0)
+SINGLE_RECIPE = dict(APP_A, **BATCHING, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10, d_hidden=None, clip_norm=5.0)
+ALL_RECIPE = dict(APP_A, **BATCHING, lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20, d_hidden=90, clip_norm=5.0)
 ALL_TASKS = list(range(1, 21))
 
 SINGLE_TASK = dict(
