@@ -11,12 +11,13 @@ import torch.nn.functional as Fn
 from torch import nn
 from ..train import train_config, fit, Config, DivergedError, build
 from .model import TPRRNN
-from .babi import story_batches
+from .babi import story_batches, MAX_SENTENCES
 
 # %% auto #0
 __all__ = ['APP_A', 'BATCHING', 'VARIANTS', 'TASK_UNIT', 'ALL_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK',
            'ALL_TASK', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'babi_logits', 'babi_loss', 'babi_predict',
-           'babi_errors', 'train_babi', 'run_task', 'task_unit', 'all_tasks_unit', 'task_table', 'plot_task_errors']
+           'babi_errors', 'train_babi', 'run_task', 'task_unit', 'all_tasks_unit', 'embedding_init', 'position_init',
+           'mlp_init', 'layer_norm', 'babi_train_files', 'validation_split', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
@@ -77,7 +78,8 @@ def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir:
     "Train a TPR-RNN on one bAbI task (`model_kw`: sizes and `move`/`backlink`; `out_dir`: checkpoints, so an interrupted run resumes); return its test error and run facts."
     from tpr_nb.tpr_rnn.babi import babi_data
     t0 = time.time()
-    d = babi_data([task], limit=limit)
+    cap = c.get("max_sentences_task3", MAX_SENTENCES) if task == 3 else c.get("max_sentences", MAX_SENTENCES)
+    d = babi_data([task], limit=limit, max_sentences=cap)
     facts = dict(task=task, seed=seed, vocab=len(d["vocab"]), **model_kw)
     try: model, hist = train_babi(d, Config(c, progress=False), seed, out_dir, **model_kw)
     except DivergedError as e:   # a NaN after warm-up: the model answers nothing, which is a failed task, not a crash
@@ -95,7 +97,8 @@ def task_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> di
                     d_hidden=c.d_hidden, **VARIANTS.get(variant, {}))
 
 TASK_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool", "lr",
-             "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_steps",
+             "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_sentences",
+             "max_sentences_task3", "max_steps",
              "eval_every", "patience", "time_budget_s")   # the settings that shape one single-task unit (its key)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #a11c0002
@@ -104,7 +107,8 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
     from tpr_nb.tpr_rnn.babi import babi_data
     from tpr_nb.train import read_log
     t0 = time.time()
-    d = babi_data(c.tasks, limit=c.limit, valid_limit=c.valid_limit, test_limit=c.test_limit)
+    d = babi_data(c.tasks, limit=c.limit, valid_limit=c.valid_limit, test_limit=c.test_limit,
+                  max_sentences=c.get("max_sentences", MAX_SENTENCES))
     facts = dict(name=name, seed=seed, vocab=len(d["vocab"]), note="; ".join(d["notes"]))
     sizes = dict(d_entity=c.d_entity, d_relation=c.d_relation, d_hidden=c.d_hidden)
     try: model, hist = train_babi(d, Config(c, progress=False), seed, out_dir, **sizes)
@@ -125,8 +129,10 @@ ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_
             "time_budget_s")   # the settings that shape one all-tasks unit (its key)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d8159245
-SINGLE_RECIPE = dict(APP_A, **BATCHING, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10, d_hidden=None, clip_norm=5.0)
-ALL_RECIPE = dict(APP_A, **BATCHING, lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20, d_hidden=90, clip_norm=5.0)
+SINGLE_RECIPE = dict(APP_A, **BATCHING, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10,
+                     d_hidden=None, clip_norm=5.0, max_sentences=70, max_sentences_task3=130)
+ALL_RECIPE = dict(APP_A, **BATCHING, lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20,
+                  d_hidden=90, clip_norm=5.0, max_sentences=70)
 ALL_TASKS = list(range(1, 21))
 
 SINGLE_TASK = dict(
@@ -159,6 +165,57 @@ REPRESENTATIONS = dict(
     smoke=dict(max_steps=20, eval_every=10, patience=None, seeds=[0], max_sentences=20, limit=200),
     quick=dict(max_steps=800, eval_every=100, patience=6, seeds=[0], max_sentences=70),
     full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0], max_sentences=70))
+
+# %% ../../nbs/tpr_rnn/02_training.ipynb #f0c1a002
+from ..protocol import protocol_fact
+
+def _model(row) -> TPRRNN:
+    return TPRRNN(20, 6, d_entity=row["d_entity"], d_relation=row["d_relation"], d_hidden=row.get("d_hidden"))
+
+@protocol_fact
+def embedding_init(row) -> str:
+    "How the word embeddings start: the bound of their uniform distribution, read off a fresh model."
+    torch.manual_seed(0)
+    return f"uniform +-{_model(row).input_module.embed.weight.abs().max().item():.2f}"
+
+@protocol_fact
+def position_init(row) -> str:
+    "How the position vectors start: 'ones / k' when every entry is 1 / (number of positions)."
+    pos = _model(row).input_module.pos
+    return "ones / k" if torch.allclose(pos, torch.full_like(pos, 1 / len(pos))) else "other"
+
+@protocol_fact
+def mlp_init(row) -> str:
+    "How the MLP weights start: Glorot-uniform when every weight lies within its Glorot bound and biases are 0."
+    nets = [*(m for m in _model(row).modules() if isinstance(m, nn.Linear))]
+    glorot = all(m.weight.abs().max() <= (6 / sum(m.weight.shape)) ** 0.5 + 1e-7 for m in nets)
+    zero = all(m.bias is None or not m.bias.any() for m in nets)
+    return "Glorot uniform, zero biases" if glorot and zero else "other"
+
+@protocol_fact
+def layer_norm(row) -> str:
+    "The inference module's LN: a learned scalar gain and bias per step."
+    lns = _model(row).ln
+    return f"{len(lns)} x LN, scalar gain and bias" if all(p.dim() == 0 for l in lns for p in l.parameters()) else "other"
+
+@protocol_fact
+def babi_train_files(row) -> str:
+    "Which bAbI v1.2 training files this machine has for the row's tasks: en-10k, else the 1k file, else none."
+    from tpr_nb.data import locate, BABI_TASKS, DataMissingError
+    def have(t, folder):
+        try: return bool(locate("babi", f"tasks_1-20_v1-2/{folder}/qa{t}_{BABI_TASKS[t]}_train.txt", download_ok=False))
+        except DataMissingError: return False
+    tasks = row.get("tasks") or [row["task"]]
+    small = [t for t in tasks if not have(t, "en-10k") and have(t, "en")]
+    none = [t for t in tasks if not have(t, "en-10k") and t not in small]
+    return "en-10k" + (f"; tasks {small}: en (1k)" if small else "") + (f"; tasks {none}: not on this machine" if none else "")
+
+@protocol_fact
+def validation_split(row) -> str:
+    "Where the validation stories come from: the fraction of the train file `babi_split` holds out by default."
+    import inspect
+    from tpr_nb.tpr_rnn.babi import babi_split
+    return f"a seeded {inspect.signature(babi_split).parameters['valid_frac'].default:.0%} of the train file"
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #7bf6463b
 def task_table(errors: dict, paper_mean: dict | None = None, paper_best: dict | None = None):
