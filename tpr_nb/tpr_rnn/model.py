@@ -16,18 +16,24 @@ __all__ = ['SentenceEncoder', 'mlp', 'mlps', 'memory_update', 'memory_terms', 'r
 # %% ../../nbs/tpr_rnn/00_model.ipynb #1412e549
 class SentenceEncoder(nn.Module):
     "Eq. 5: $s = \\sum_i d_i \\odot p_i$ over the words of a sentence; `words` is `(..., k)` of ids, 0 = padding."
-    def __init__(self, vocab_size: int, d_symbol: int, max_words: int):
+    def __init__(self, vocab_size: int, d_symbol: int, max_words: int, pos_scaled: bool = True, learn_pad: bool = True):
         super().__init__()
-        self.embed = nn.Embedding(vocab_size, d_symbol, padding_idx=0)
+        self.embed = nn.Embedding(vocab_size, d_symbol, padding_idx=None if learn_pad else 0)
         nn.init.uniform_(self.embed.weight, -0.01, 0.01)
-        with torch.no_grad(): self.embed.weight[0].zero_()
-        self.pos = nn.Parameter(torch.full((max_words, d_symbol), 1.0 / max_words))
+        if not learn_pad:                      # the padding word adds nothing; else it is a symbol like any other
+            with torch.no_grad(): self.embed.weight[0].zero_()
+        self.pos_scaled = pos_scaled           # p_i = v_i / k with v_i trained from ones (the authors' code); else p_i itself
+        self.pos = nn.Parameter(torch.full((max_words, d_symbol), 1.0 if pos_scaled else 1.0 / max_words))
+
+    def positions(self, k: int) -> Tensor:
+        "The first `k` position vectors $p_i$."
+        return self.pos[:k] / len(self.pos) if self.pos_scaled else self.pos[:k]
 
     def forward(self, words: Tensor) -> Tensor:
         k = words.shape[-1]
         if k > len(self.pos): raise ValueError(f"a sentence has {k} word slots but the model has {len(self.pos)} position vectors")
         check_ids(words, self.embed.num_embeddings, "word ids")
-        return (self.embed(words) * self.pos[:k]).sum(-2)
+        return (self.embed(words) * self.positions(k)).sum(-2)
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #8feb4891
 def mlp(d_in: int, d_hidden: int, d_out: int) -> nn.Sequential:
@@ -81,27 +87,29 @@ def dense_memory(a: Tensor, b: Tensor, z: Tensor) -> Tensor:
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #5cedd13f
 class ScalarLayerNorm(nn.Module):
-    "Layer normalisation with one learned gain and one learned bias (scalars), as the paper's LN."
-    def __init__(self, eps: float = 1e-5):
+    "The paper's LN: $(x - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}$ with one learned gain and one learned bias (scalars)."
+    def __init__(self, eps: float = 1e-7):
         super().__init__(); self.eps = eps
         self.gain, self.bias = nn.Parameter(torch.ones(())), nn.Parameter(torch.zeros(()))
     def forward(self, x: Tensor) -> Tensor:
-        return self.gain * nn.functional.layer_norm(x, x.shape[-1:], eps=self.eps) + self.bias   # (x - mean) / sqrt(var + eps), one kernel
+        d = x - x.mean(-1, keepdim=True)
+        return self.gain * d / torch.sqrt(d.pow(2).mean(-1, keepdim=True) + self.eps) + self.bias
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #b47ccf91
 class TPRRNN(nn.Module):
     "Schlag & Schmidhuber's TPR-RNN: input module (Eq. 5), update module (Eqs. 6-14), inference module (Eqs. 15-20)."
     def __init__(self, vocab_size: int, max_words: int, d_entity: int = 15, d_relation: int = 10,
-                 d_symbol: int | None = None, d_hidden: int | None = None, move: bool = True, backlink: bool = True):
+                 d_symbol: int | None = None, d_hidden: int | None = None, move: bool = True, backlink: bool = True,
+                 ln_eps: float = 1e-7, pos_scaled: bool = True, learn_pad: bool = True):
         super().__init__()
         d_symbol = d_symbol or vocab_size; d_hidden = d_hidden or d_symbol
         self.move, self.backlink = move, backlink
-        self.input_module = SentenceEncoder(vocab_size, d_symbol, max_words)    # one for story sentences and the question
+        self.input_module = SentenceEncoder(vocab_size, d_symbol, max_words, pos_scaled, learn_pad)    # one for story sentences and the question
         self.f_e = nn.ModuleList([mlp(d_symbol, d_hidden, d_entity) for _ in range(2)])
         self.f_r = nn.ModuleList([mlp(d_symbol, d_hidden, d_relation) for _ in range(3)])
         self.f_n = mlp(d_symbol, d_hidden, d_entity)
         self.f_l = nn.ModuleList([mlp(d_symbol, d_hidden, d_relation) for _ in range(3)])
-        self.ln = nn.ModuleList([ScalarLayerNorm() for _ in range(3)])
+        self.ln = nn.ModuleList([ScalarLayerNorm(ln_eps) for _ in range(3)])
         self.Z = nn.Linear(d_entity, vocab_size, bias=False)
         nn.init.xavier_uniform_(self.Z.weight)
 

@@ -14,10 +14,11 @@ from .model import TPRRNN
 from .babi import story_batches, MAX_SENTENCES
 
 # %% auto #0
-__all__ = ['APP_A', 'BATCHING', 'VARIANTS', 'TASK_UNIT', 'ALL_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK',
-           'ALL_TASK', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'babi_logits', 'babi_loss', 'babi_predict',
-           'babi_errors', 'train_babi', 'run_task', 'task_unit', 'all_tasks_unit', 'embedding_init', 'position_init',
-           'mlp_init', 'layer_norm', 'babi_train_files', 'validation_split', 'task_table', 'plot_task_errors']
+__all__ = ['APP_A', 'BATCHING', 'MODEL', 'VARIANTS', 'TASK_UNIT', 'ALL_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS',
+           'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'babi_logits', 'babi_loss',
+           'babi_predict', 'babi_errors', 'train_babi', 'run_task', 'task_unit', 'all_tasks_unit', 'embedding_init',
+           'position_init', 'mlp_init', 'layer_norm', 'babi_train_files', 'validation_split', 'task_table',
+           'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
@@ -59,6 +60,7 @@ def babi_errors(model: nn.Module, data: dict) -> dict:
 APP_A = dict(optimizer="tf_nadam", warmup_steps=50, warmup_factor=0.1, halve_below=0.1, halve_metric="loss",
              monitor="error")   # App. A (and the authors' code where the paper is silent), every TPR-RNN run
 BATCHING = dict(pool=1, pieces=4)   # uniformly random batches (the authors' code), run in 4 exact length-sorted pieces
+MODEL = dict(ln_eps=1e-7, pos_scaled=True, learn_pad=True)   # TPRRNN's details where App. A is silent: the authors' code
 
 def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN,
                **model_kw) -> tuple[nn.Module, list[dict]]:
@@ -66,6 +68,7 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
     V, K = len(data["vocab"]), data["max_words"]
     # kept with the model (`tpr_nb.train.build`): its word ids and sentence width
     info = dict(vocab=list(getattr(data["vocab"], "itos", data["vocab"])), max_words=K)
+    if issubclass(model_cls, TPRRNN): model_kw = {**{k: c.get(k, v) for k, v in MODEL.items()}, **model_kw}
     make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)      # fit seeds torch before each call
     def evaluate(m):
         r = babi_errors(m, data["valid"]); return dict(loss=r["loss"], error=r["error"])
@@ -97,6 +100,7 @@ def task_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> di
                     d_hidden=c.d_hidden, **VARIANTS.get(variant, {}))
 
 TASK_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool", "lr",
+             "ln_eps", "pos_scaled", "learn_pad",
              "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_sentences",
              "max_sentences_task3", "max_steps",
              "eval_every", "patience", "time_budget_s")   # the settings that shape one single-task unit (its key)
@@ -124,14 +128,15 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
                 train_curve=[[r["step"], round(r["acc"], 4)] for r in log if r.get("split") == "train"])
 
 ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool", "lr",
+            "ln_eps", "pos_scaled", "learn_pad",
             "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "tasks", "limit",
             "valid_limit", "test_limit", "max_steps", "eval_every", "patience",
             "time_budget_s")   # the settings that shape one all-tasks unit (its key)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d8159245
-SINGLE_RECIPE = dict(APP_A, **BATCHING, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10,
+SINGLE_RECIPE = dict(APP_A, **BATCHING, **MODEL, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10,
                      d_hidden=None, clip_norm=5.0, max_sentences=70, max_sentences_task3=130)
-ALL_RECIPE = dict(APP_A, **BATCHING, lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20,
+ALL_RECIPE = dict(APP_A, **BATCHING, **MODEL, lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20,
                   d_hidden=90, clip_norm=5.0, max_sentences=70)
 ALL_TASKS = list(range(1, 21))
 
@@ -170,7 +175,8 @@ REPRESENTATIONS = dict(
 from ..protocol import protocol_fact
 
 def _model(row) -> TPRRNN:
-    return TPRRNN(20, 6, d_entity=row["d_entity"], d_relation=row["d_relation"], d_hidden=row.get("d_hidden"))
+    return TPRRNN(20, 6, d_entity=row["d_entity"], d_relation=row["d_relation"], d_hidden=row.get("d_hidden"),
+                  **{k: row.get(k, v) for k, v in MODEL.items()})
 
 @protocol_fact
 def embedding_init(row) -> str:
@@ -181,8 +187,9 @@ def embedding_init(row) -> str:
 @protocol_fact
 def position_init(row) -> str:
     "How the position vectors start: 'ones / k' when every entry is 1 / (number of positions)."
-    pos = _model(row).input_module.pos
-    return "ones / k" if torch.allclose(pos, torch.full_like(pos, 1 / len(pos))) else "other"
+    enc = _model(row).input_module
+    p = enc.positions(len(enc.pos))
+    return "ones / k" if torch.allclose(p, torch.full_like(p, 1 / len(p))) else "other"
 
 @protocol_fact
 def mlp_init(row) -> str:
