@@ -84,7 +84,7 @@ def resolve_table(name: str, where: str = "card") -> dict:
 # %% ../nbs/03b_protocol.ipynb #f895e6cb
 _SETTING = dict(setting=str, fact=str, label=str, paper=str, paper_where=str, reference=str, reference_where=str,
                 status=str, expect=(str, int, float, bool, list), kind=str, why=str)
-_CARD = dict(notebook=str, table=str, what=str, settings=list)
+_CARD = dict(notebook=str, table=str, what=str, settings=list, base=str, drop=list)
 
 def _setting(e, where: str) -> Setting:
     "One `[[cards.settings]]` entry, checked."
@@ -104,20 +104,33 @@ def _setting(e, where: str) -> Setting:
     return Setting(name, e["paper"], e["paper_where"], e["reference"], e["reference_where"], e["status"],
                    e.get("expect"), e.get("kind", ""), e.get("why", ""), e.get("fact", ""))
 
+def _merge(base: tuple, own: tuple, drop: list, where: str) -> tuple:
+    "`base`'s settings less `drop`, each replaced by the one of `own` with its name, then `own`'s new ones."
+    names = {s.name for s in base}
+    if bad := [d for d in drop if d not in names]: raise ValueError(f"{where}: drops {bad}, which its base does not have")
+    mine = {s.name: s for s in own}
+    kept = [mine.pop(s.name, s) for s in base if s.name not in drop]
+    return (*kept, *mine.values())
+
 def read_cards(text: str, paper: str, where: str = "protocol") -> list[Card]:
-    "The protocol cards of one paper's file, checked."
+    "The protocol cards of one paper's file, checked; a card with `base` starts from that earlier card's settings."
     if paper not in PAPERS: raise ValueError(f"{where}: unknown paper {paper!r}")
     data = check_fields(read_toml(text, where), dict(cards=list), where)
-    cards = []
+    cards = {}
     for i, e in enumerate(data.get("cards", []), 1):
         w = f"{where}, [[cards]] {i}"
-        check_fields(e, _CARD, w, tuple(_CARD))
-        settings = tuple(_setting(s, f"{w}, setting {j}") for j, s in enumerate(e["settings"], 1))
+        check_fields(e, _CARD, w, ("notebook", "table", "what"))
+        settings = tuple(_setting(s, f"{w}, setting {j}") for j, s in enumerate(e.get("settings", []), 1))
         names = [s.name for s in settings]
         if dup := next((n for k, n in enumerate(names) if n in names[:k]), None):
             raise ValueError(f"{w}: setting {dup!r} comes twice")
-        cards.append(Card(e["notebook"], e["table"], e["what"], settings))
-    return cards
+        if "base" in e:
+            if e["base"] not in cards: raise ValueError(f"{w}: base {e['base']!r} is not an earlier card of this file")
+            settings = _merge(cards[e["base"]].settings, settings, e.get("drop", []), w)
+        elif "drop" in e: raise ValueError(f"{w}: drop needs a base")
+        if not settings: raise ValueError(f"{w}: a card needs settings")
+        cards[e["notebook"]] = Card(e["notebook"], e["table"], e["what"], settings)
+    return list(cards.values())
 
 def load_cards(paper: str) -> list[Card]:
     "The protocol cards of `protocol_data/<paper>.toml` (none if the file does not exist)."

@@ -169,7 +169,7 @@ REPRESENTATIONS = dict(
     common=dict(SINGLE_RECIPE, task=3, limit=None),
     smoke=dict(max_steps=20, eval_every=10, patience=None, seeds=[0], max_sentences=20, limit=200),
     quick=dict(max_steps=800, eval_every=100, patience=6, seeds=[0], max_sentences=70),
-    full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0], max_sentences=70))
+    full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0], max_sentences=130))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #f0c1a002
 from ..protocol import protocol_fact
