@@ -1,6 +1,6 @@
 """`make docs`: the static site builds from the notebooks and the committed reports; every internal link and image of it
 resolves (always checked), and headless Chromium loads the home page and an executed experiment page with every figure."""
-import fcntl, json, os, select, shutil, subprocess, time
+import fcntl, json, os, re, select, shutil, subprocess, time
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -143,3 +143,40 @@ def test_chromium_loads_every_figure_and_every_link_resolves(site, browser, whic
     local = [urlsplit(h) for h in got["links"] if h.startswith("file:")]
     assert local and [h.path for h in local if not Path(unquote(h.path)).is_file()] == []      # every internal link opens a file...
     assert all(Path(unquote(h.path)).resolve().is_relative_to(out.resolve()) for h in local)  # ...of the site
+
+MATHS = """(async () => {
+  if (window.MathJax) await new Promise(r => MathJax.Hub.Queue(r));
+  const typeset = document.querySelectorAll('.MathJax, .MathJax_Display').length;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const raw = []; let n;
+  while ((n = walker.nextNode())) {
+    const p = n.parentElement;
+    if (!p || p.closest('script, style, pre, code, .MathJax, .MathJax_Display, .MathJax_Preview')) continue;
+    const t = n.textContent;
+    if (/\\$[^$\\s][^$]*\\$/.test(t)) raw.push('formula: ' + t.trim().slice(0, 80));
+    if (/(^|\\n)\\s*\\|.*\\|\\s*(\\n|$)/.test(t) && /\\|\\s*:?-{3,}/.test(t)) raw.push('table: ' + t.trim().slice(0, 80));
+  }
+  return {mathjax: !!window.MathJax, typeset, raw};
+})()"""
+
+def test_no_page_loads_a_script_from_another_site(site):
+    "Every page works offline: no <script src> points off the site (MathJax is the site's own copy)."
+    out, _ = site
+    offsite = [(str(p.relative_to(out)), m) for p in sorted(out.rglob("*.html"))
+               for m in re.findall(r'<script[^>]+src="(https?://[^"]+)"', p.read_text())]
+    assert offsite == [], offsite[:5]
+
+MATH_PAGES = ["nbs/00_algebra.html", "nbs/02c_optim.html", "nbs/tpr_rnn/00_model.html", "nbs/tpru/00_cell.html",
+              "nbs/urn/00_model.html", "index.html", "reports/quick/REPORT.html", "reports/full/REPORT.html"]
+
+@needs_chromium
+@pytest.mark.parametrize("page", MATH_PAGES)
+def test_chromium_typesets_every_formula_and_table_offline(site, browser, page):
+    "In a browser with no network, the page shows no raw $-formula and no table as pipe text; maths pages typeset."
+    out, _ = site
+    got, failed = browser.load((out / page).resolve().as_uri(), MATHS)
+    assert got["mathjax"], f"{page}: MathJax did not load"
+    assert got["raw"] == [], f"{page}: {got['raw'][:3]}"
+    probes = "_static/mathjax/fonts/HTML-CSS/TeX/"     # MathJax 2.7 probes its TeX fonts, then uses the STIX ones shipped
+    assert [u for u in failed if u.startswith(("file:", "http")) and probes not in u] == [], failed
+    if page.startswith("nbs/") and page != "index.html": assert got["typeset"] > 0, f"{page}: no equation typeset"

@@ -13,8 +13,8 @@ from fastcore.script import call_parse
 from .report import project_root
 
 # %% auto #0
-__all__ = ['NAV_STYLE', 'MARK', 'Page', 'collect_pages', 'exporter', 'render_page', 'contents_markdown', 'build_site',
-           'check_site', 'build_docs']
+__all__ = ['NAV_STYLE', 'MATHJAX_DIR', 'MARK', 'Page', 'collect_pages', 'mathjax_files', 'exporter', 'render_page',
+           'contents_markdown', 'build_site', 'check_site', 'build_docs']
 
 # %% ../nbs/07_docs.ipynb #50ad0988
 @dataclass
@@ -93,10 +93,22 @@ _LINK = re.compile(r'(<(?:a|img)\b[^>]*?\s(?:href|src)=")([^"]*)(")', re.I)
 _STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
 NAV_STYLE = "padding:6px 16px;border-bottom:1px solid #ddd;font:14px/1.6 sans-serif;background:#fafafa"
 
+MATHJAX_DIR = "_static/mathjax"
+_REQUIRE = re.compile(r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/require\.js/[^"]*"[^>]*></script>\s*')
+_MATHJAX_URL = "tpr-nb-mathjax-url"          # the template's MathJax URL, replaced on each page by a relative one
+_MATHJAX_CONFIG = ('<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], '
+                   'preferredFont: null, webFont: "STIX-Web", imageFont: null}});</script>')   # the fonts it ships
+
+def mathjax_files() -> Path:
+    "The folder of MathJax 2.7 that the PyPI package `jupyter-server-mathjax` installs (an error saying how to get it)."
+    try: import jupyter_server_mathjax
+    except ImportError: raise RuntimeError("the docs need MathJax offline: pip install jupyter-server-mathjax (make install does)") from None
+    return Path(jupyter_server_mathjax.__file__).parent / "static"
+
 def exporter():
     "nbconvert's HTML exporter with the JupyterLab look. Its `clean_html` filter (bleach, a third of the time) guards against untrusted notebooks; this project's own need no guard."
     from nbconvert import HTMLExporter
-    return HTMLExporter(template_name="lab", filters={"clean_html": _as_is})
+    return HTMLExporter(template_name="lab", filters={"clean_html": _as_is}, mathjax_url=_MATHJAX_URL)
 
 def _as_is(html: str) -> str: return html
 
@@ -107,6 +119,7 @@ def render_page(root: Path, page: Page, html_of: dict, exp, extra_markdown: str 
     src = root / page.src
     nb = nbformat.read(str(src), as_version=4) if src.suffix == ".ipynb" else new_notebook(cells=[new_markdown_cell(src.read_text())])
     if extra_markdown: nb.cells.append(new_markdown_cell(extra_markdown))
+    nb.metadata.pop("widgets", None)             # no widget manager from a CDN: a widget shows its saved text
     body, _ = exp.from_notebook_node(nb, resources={"metadata": {"name": page.title}})
     assets, broken, css = set(), [], {}
     def link(m):
@@ -123,6 +136,9 @@ def render_page(root: Path, page: Page, html_of: dict, exp, extra_markdown: str 
     nav = (f'<nav class="tpr-nb-nav" style="{NAV_STYLE}"><a href="{up("index.html")}">tpr_nb</a> · <a href="{up("index.html")}#Contents">'
            f'contents</a> · <code>{page.src}</code>' + "".join(f' · <a href="{up(html_of[s])}">{label}</a>' for label, s in page.related) + "</nav>")
     body = re.sub(r"(<body[^>]*>)", lambda m: m[1] + nav, body, count=1)
+    mathjax = f'{up(MATHJAX_DIR + "/MathJax.js")}?config=TeX-AMS-MML_HTMLorMML-full,Safe'
+    body = body.replace(f'<script src="{_MATHJAX_URL}">', _MATHJAX_CONFIG + f'<script src="{mathjax}">', 1)
+    body = _REQUIRE.sub("", body)                # require.js, from a CDN, serves widgets: see above
     return body, assets, broken, css
 
 # %% ../nbs/07_docs.ipynb #490efaca
@@ -167,6 +183,7 @@ def build_site(out: Path | str = "_docs", root: Path | None = None, quiet: bool 
         (out / a).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(root / a, out / a)
     for name, text in css.items():
         (out / name).parent.mkdir(parents=True, exist_ok=True); (out / name).write_text(text)
+    shutil.copytree(mathjax_files(), out / MATHJAX_DIR)
     (out / MARK).write_text("made by tpr_nb.docs.build_site; `make docs` replaces this folder\n")
     done = dict(pages=len(pages), files=len(assets), broken=broken, seconds=round(time.time() - t0, 1))
     if not quiet:
