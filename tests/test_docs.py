@@ -180,3 +180,17 @@ def test_chromium_typesets_every_formula_and_table_offline(site, browser, page):
     probes = "_static/mathjax/fonts/HTML-CSS/TeX/"     # MathJax 2.7 probes its TeX fonts, then uses the STIX ones shipped
     assert [u for u in failed if u.startswith(("file:", "http")) and probes not in u] == [], failed
     if page.startswith("nbs/") and page != "index.html": assert got["typeset"] > 0, f"{page}: no equation typeset"
+
+def test_the_site_has_an_api_page_for_every_module(site):
+    "One page per module with an `__all__`, listing each of its names, linked from the contents."
+    import importlib
+    from tpr_nb.docs import api_modules, module_name
+    out, _ = site
+    mods = [module_name(p) for p in api_modules(project_root())]
+    assert {"tpr_nb.optim", "tpr_nb.protocol", "tpr_nb.tpr_rnn.model", "tpr_nb.tpru.cell"} <= set(mods)
+    home = (out / "index.html").read_text()
+    for m in mods:
+        page = (out / "api" / f"{m}.html").read_text()
+        missing = [n for n in importlib.import_module(m).__all__ if f"<code>{n}</code>" not in page]
+        assert missing == [], f"{m}: {missing[:5]}"
+        assert f'api/{m}.html"' in home, f"the contents do not link {m}"

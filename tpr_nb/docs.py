@@ -13,8 +13,8 @@ from fastcore.script import call_parse
 from .report import project_root
 
 # %% auto #0
-__all__ = ['NAV_STYLE', 'MATHJAX_DIR', 'MARK', 'Page', 'collect_pages', 'mathjax_files', 'exporter', 'render_page',
-           'contents_markdown', 'build_site', 'check_site', 'build_docs']
+__all__ = ['NAV_STYLE', 'MATHJAX_DIR', 'MARK', 'Page', 'module_name', 'api_modules', 'collect_pages', 'mathjax_files', 'exporter',
+           'render_page', 'api_markdown', 'contents_markdown', 'build_site', 'check_site', 'build_docs']
 
 # %% ../nbs/07_docs.ipynb #50ad0988
 @dataclass
@@ -27,8 +27,9 @@ class Page:
     related: list = field(default_factory=list)  # (label, src) pairs named in the page's header
 
 def _title(src: Path) -> str:
-    "The first `# heading` of a notebook or markdown file, else its file name."
+    "The first `# heading` of a notebook or markdown file (a module's dotted name), else its file name."
     import nbformat
+    if src.suffix == ".py": return module_name(src)
     if src.suffix == ".ipynb":
         text = "\n".join(c.source for c in nbformat.read(str(src), as_version=4).cells if c.cell_type == "markdown")
     else: text = src.read_text()
@@ -46,6 +47,16 @@ def _tracked(root: Path, folder: str) -> list[Path] | None:
 
 def _html(p: Path) -> Path: return p.with_suffix(".html")
 
+def module_name(p: Path) -> str:
+    "The dotted name of the module file `p` (relative to the project): 'tpr_nb/tpru/cell.py' -> 'tpr_nb.tpru.cell'."
+    parts = Path(p).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+def api_modules(root: Path) -> list[Path]:
+    "The library's modules that have a public API (`__all__`), relative to `root`."
+    files = sorted(q.relative_to(root) for q in (Path(root) / "tpr_nb").rglob("*.py") if not q.name.startswith("_m"))
+    return [p for p in files if "__all__" in (Path(root) / p).read_text()]
+
 def collect_pages(root: Path) -> list[Page]:
     "Every page of the site: the notebooks under `nbs/` (`nbs/index.ipynb` becomes the home page `index.html`) and, per profile, the committed `REPORT.md` and executed notebooks."
     root = Path(root)
@@ -60,6 +71,8 @@ def collect_pages(root: Path) -> list[Page]:
         if p.parts[2:] == ("REPORT.md",): pages.append(Page(p, _html(p)))
         elif p.parts[2] == "notebooks" and p.suffix == ".ipynb":   # reports/<profile>/notebooks/<paper>/<nb>.ipynb ran nbs/<paper>/<nb>.ipynb
             source = Path("nbs", *p.parts[3:]); pages.append(Page(p, _html(p), alts=[source.parent]))
+    if (root / "tpr_nb").is_dir():                    # the API reference: one page per module of the library
+        pages += [Page(p, Path("api", module_name(p) + ".html")) for p in api_modules(root)]
     by_src = {pg.src: pg for pg in pages}
     for pg in pages:
         pg.title = _title(root / pg.src)
@@ -117,7 +130,8 @@ def render_page(root: Path, page: Page, html_of: dict, exp, extra_markdown: str 
     import html as H, nbformat
     from nbformat.v4 import new_notebook, new_markdown_cell
     src = root / page.src
-    nb = nbformat.read(str(src), as_version=4) if src.suffix == ".ipynb" else new_notebook(cells=[new_markdown_cell(src.read_text())])
+    text = api_markdown(module_name(page.src)) if src.suffix == ".py" else None if src.suffix == ".ipynb" else src.read_text()
+    nb = nbformat.read(str(src), as_version=4) if text is None else new_notebook(cells=[new_markdown_cell(text)])
     if extra_markdown: nb.cells.append(new_markdown_cell(extra_markdown))
     nb.metadata.pop("widgets", None)             # no widget manager from a CDN: a widget shows its saved text
     body, _ = exp.from_notebook_node(nb, resources={"metadata": {"name": page.title}})
@@ -141,12 +155,43 @@ def render_page(root: Path, page: Page, html_of: dict, exp, extra_markdown: str 
     body = _REQUIRE.sub("", body)                # require.js, from a CDN, serves widgets: see above
     return body, assets, broken, css
 
+# %% ../nbs/07_docs.ipynb #a9100002
+def _signature(obj) -> str:
+    import inspect
+    try: return str(inspect.signature(obj))
+    except (TypeError, ValueError): return ""
+
+def _entry(name: str, obj, level: str = "###") -> list[str]:
+    "Markdown for one public name: its kind and signature as code, then its docstring."
+    import inspect
+    kind = "class" if inspect.isclass(obj) else "def" if callable(obj) else None
+    head = f"{kind} {name}{_signature(obj)}" if kind else f"{name} = {type(obj).__name__}"
+    out = [f"{level} `{name}`", "", "```python", head, "```", "", (inspect.getdoc(obj) or "") if kind else ""]
+    if inspect.isclass(obj):
+        for m, f in vars(obj).items():
+            if callable(f) and not m.startswith("_") and inspect.getdoc(f):
+                out += [f"- `{m}{_signature(f)}`: {inspect.getdoc(f).splitlines()[0]}"]
+    return out + [""]
+
+def api_markdown(module: str) -> str:
+    "The API page of `module`: its docstring, where it is written, and every name of its `__all__`."
+    import importlib, inspect
+    mod = importlib.import_module(module)
+    src = Path(inspect.getfile(mod))
+    nb = re.search(r"File to edit: ([^\s]+\.ipynb)", src.read_text())
+    where = f"Written in [{Path(nb[1]).as_posix().lstrip('./')}]({Path(nb[1]).as_posix().lstrip('./')})." if nb else ""
+    lines = [f"# {module}", "", (inspect.getdoc(mod) or "").split("\n\n")[0], "", where, ""]
+    for name in getattr(mod, "__all__", []):
+        lines += _entry(name, getattr(mod, name))
+    return "\n".join(lines)
+
 # %% ../nbs/07_docs.ipynb #490efaca
 def contents_markdown(pages: list[Page]) -> str:
     "The site's table of contents as markdown, its links relative to `nbs/` (where the home page's source is): the library, each paper's notebooks, each profile's report and executed notebooks."
     link = lambda pg, text=None: f"[{(text or pg.title).replace('[', '(').replace(']', ')')}]({os.path.relpath(pg.src, 'nbs')})"
     by_src = {pg.src: pg for pg in pages}
     nbs = [pg for pg in pages if pg.src.parts[0] == "nbs" and pg.src != Path("nbs/index.ipynb")]
+    api = [pg for pg in pages if pg.out.parts[0] == "api"]
     reports = [pg for pg in pages if pg.src.parts[0] == "reports"]
     L = ["## Contents", "", "### Library", ""] + [f"- {link(pg)} (`{pg.src.name}`)" for pg in nbs if len(pg.src.parts) == 2]
     for paper in sorted({pg.src.parts[1] for pg in nbs if len(pg.src.parts) > 2}):
@@ -160,6 +205,7 @@ def contents_markdown(pages: list[Page]) -> str:
         L += [f"- {link(pg, 'REPORT.md')}: the papers' numbers against ours" for pg in mine if pg.src.name == "REPORT.md"]
         for paper in sorted({pg.src.parts[3] for pg in mine if len(pg.src.parts) > 4}):
             L.append(f"- executed `{paper}` notebooks: " + ", ".join(link(pg, pg.src.stem) for pg in mine if pg.src.parts[3:4] == (paper,) and len(pg.src.parts) > 4))
+    if api: L += ["", "### API reference", ""] + [f"- [`{pg.title}`]({os.path.relpath(pg.src, 'nbs')})" for pg in api]
     return "\n".join(L) + "\n"
 
 # %% ../nbs/07_docs.ipynb #22a93fbf
