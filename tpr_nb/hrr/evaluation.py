@@ -15,7 +15,7 @@ from ..data import (Vocab, load_google_analogy, load_msr_analogy, load_word_simi
                          WORD_CATEGORIZATION)
 
 # %% auto #0
-__all__ = ['SIMILARITY_SETS', 'VERB_SECTIONS', 'covered', 'analogy_3cosmul', 'similarity_spearman', 'purity',
+__all__ = ['SIMILARITY_SETS', 'ANALOGY_SETS', 'VERB_SECTIONS', 'covered', 'analogy_3cosmul', 'similarity_spearman', 'purity',
            'categorization_purity', 'benchmark_table', 'form_pairs', 'relatedness', 'relatedness_auc', 'knn_hit_rate',
            'cluster_purity']
 
@@ -68,6 +68,7 @@ def categorization_purity(X: Tensor, vocab: Vocab, ds, seed: int = 0) -> tuple[f
 # %% ../../nbs/hrr/03_evaluation.ipynb #c30b3e89
 SIMILARITY_SETS = {"WS353": "EN-WS-353-ALL", "WS353R": "EN-WS-353-REL", "WS353S": "EN-WS-353-SIM", "SimLex999": "EN-SIMLEX-999",
                    "MEN": "EN-MEN-TR-3k", "RG65": "EN-RG-65", "MTurk": "EN-MTurk-287", "RW": "EN-RW-STANFORD"}
+ANALOGY_SETS = {"Google": load_google_analogy, "MSR": load_msr_analogy}
 
 def benchmark_table(X: Tensor, vocab: Vocab, seed: int = 0) -> pd.DataFrame:
     "Score and coverage on every benchmark set of the mirror, with per-type and overall means."
@@ -76,8 +77,8 @@ def benchmark_table(X: Tensor, vocab: Vocab, seed: int = 0) -> pd.DataFrame:
         s, cov = categorization_purity(X, vocab, load_word_categorization(name), seed); rows.append(("category", name, s, cov))
     for name, f in SIMILARITY_SETS.items():
         s, cov = similarity_spearman(X, vocab, load_word_similarity(f)); rows.append(("similarity", name, s, cov))
-    for name, ds in [("Google", load_google_analogy()), ("MSR", load_msr_analogy())]:
-        r = analogy_3cosmul(X, vocab, ds); rows.append(("analogy", name, r["correct"][r["covered"]].mean(), r["covered"].mean()))
+    for name, load in ANALOGY_SETS.items():
+        r = analogy_3cosmul(X, vocab, load()); rows.append(("analogy", name, r["correct"][r["covered"]].mean(), r["covered"].mean()))
     t = pd.DataFrame(rows, columns=["type", "set", "score", "coverage"]).set_index("set")
     means = t.groupby("type")[["score", "coverage"]].mean()
     avg = pd.DataFrame({"type": "average", "score": list(means["score"]) + [means["score"].mean()],
