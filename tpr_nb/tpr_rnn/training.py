@@ -207,15 +207,16 @@ def layer_norm(row) -> str:
 
 @protocol_fact
 def babi_train_files(row) -> str:
-    "Which bAbI v1.2 training files this machine has for the row's tasks: en-10k, else the 1k file, else none."
+    "Which bAbI v1.2 training files this machine has for the row's tasks: en-10k, else the 1k file (an error if neither)."
     from tpr_nb.data import locate, BABI_TASKS, DataMissingError
     def have(t, folder):
         try: return bool(locate("babi", f"tasks_1-20_v1-2/{folder}/qa{t}_{BABI_TASKS[t]}_train.txt", download_ok=False))
         except DataMissingError: return False
     tasks = row.get("tasks") or [row["task"]]
     small = [t for t in tasks if not have(t, "en-10k") and have(t, "en")]
-    none = [t for t in tasks if not have(t, "en-10k") and t not in small]
-    return "en-10k" + (f"; tasks {small}: en (1k)" if small else "") + (f"; tasks {none}: not on this machine" if none else "")
+    if none := [t for t in tasks if not have(t, "en-10k") and t not in small]:
+        raise DataMissingError(f"bAbI train files of tasks {none}: on neither en-10k nor en")
+    return "en-10k" + (f"; tasks {small}: en (1k)" if small else "")
 
 @protocol_fact
 def validation_split(row) -> str:
