@@ -4,6 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 PROFILE ?= quick
+# the torch to install first: this machine keeps a CPU wheel of 2.13.0; elsewhere see README, "Which torch"
+TORCH ?= torch==2.13.0
 ONLY ?=
 # COMMIT_UNITS=1: git-commit each finished unit record of a long or full run as it lands (tpr-nb repro --commit-units)
 COMMIT_UNITS ?=
@@ -18,7 +20,7 @@ install: $(VENV)/.installed browser
 $(VENV)/.installed: settings.ini setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0        # first: a CPU build; unpinned torch pulls GBs of CUDA wheels
+	$(PY) -m pip install -q $(TORCH)        # first: see README, "Which torch"
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $@
 
@@ -60,7 +62,8 @@ pytest: install
 
 ## README.md from nbs/index.ipynb (nbdev_readme needs Quarto, which is not installable here)
 readme: install
-	$(BIN)/jupyter nbconvert --to markdown --log-level WARN nbs/index.ipynb --output-dir . --output README
+	$(BIN)/jupyter nbconvert --to markdown --log-level WARN --TagRemovePreprocessor.enabled=True \
+	  --TagRemovePreprocessor.remove_cell_tags remove_cell nbs/index.ipynb --output-dir . --output README
 
 export: install
 	$(BIN)/nbdev_export
