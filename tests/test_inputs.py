@@ -23,7 +23,7 @@ def test_tpr_rnn_rejects_bad_ids_in_story_and_question():
 @pytest.mark.parametrize("lengths", [[4, 6], [0, 3], [-1, 3]])
 def test_tpru_rejects_lengths_outside_the_input(lengths):
     rnn = TPRU(4, 6, 8, bidirectional=True, batch_first=True)
-    with pytest.raises(ValueError, match="lengths must be 2 values in 1..5"): rnn(torch.randn(2, 5, 4), lengths=torch.tensor(lengths))
+    with pytest.raises(ValueError, match="lengths must be 2 integers in 1..5"): rnn(torch.randn(2, 5, 4), lengths=torch.tensor(lengths))
 
 def test_tpru_with_no_time_steps_is_an_error():
     with pytest.raises(ValueError, match="T = 0"): TPRU(4, 6, 8, batch_first=True)(torch.randn(2, 0, 4))

@@ -10,9 +10,10 @@ from importlib.resources import files
 from .catalog import check_fields, read_toml
 
 # %% auto #0
-__all__ = ['PAPERS', 'EVIDENCE_CLASSES', 'HEADLINE', 'RULE_FUNCS', 'CLAIMS_DATA', 'TPRU', 'HRR_LM', 'TPR_RNN', 'URN', 'HUBERT',
-           'DIAGNOSTICS', 'CLAIMS', 'NEEDS', 'EVIDENCE', 'GUARDS', 'POST_HOC', 'SPREADS', 'Claim', 'evidence', 'Guard',
-           'PostHoc', 'spread', 'guards', 'post_hoc', 'needs', 'parse_rule', 'read_claims', 'load_claims']
+__all__ = ['PAPERS', 'EVIDENCE_CLASSES', 'HEADLINE', 'RULE_FUNCS', 'RULE_BOUNDS', 'CLAIMS_DATA', 'TPRU', 'HRR_LM', 'TPR_RNN',
+           'URN', 'HUBERT', 'DIAGNOSTICS', 'CLAIMS', 'NEEDS', 'EVIDENCE', 'GUARDS', 'POST_HOC', 'SPREADS', 'Claim',
+           'evidence', 'Guard', 'PostHoc', 'spread', 'guards', 'post_hoc', 'needs', 'parse_rule', 'read_claims',
+           'load_claims']
 
 # %% ../nbs/03a_claims.ipynb #f883b38e
 PAPERS = ("tpru", "hrr_lm", "tpr_rnn", "urn", "hubert")
@@ -93,13 +94,33 @@ _RULE_NODES = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, 
                ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 RULE_FUNCS = {"abs": abs, "min": min, "max": max}   # the functions a rule may call
 
+RULE_BOUNDS = dict(chars=300, nodes=60, constant=1e6, exponent=4)   # a rule stays small: it cannot hang or exhaust the report
+
+def _rule_bound(rule: str, n: ast.AST) -> str | None:
+    "Why node `n` of `rule` breaks `RULE_BOUNDS`, if it does."
+    if isinstance(n, ast.Constant) and (type(n.value) not in (int, float) or abs(n.value) > RULE_BOUNDS["constant"]):
+        return (f"the constant {n.value!r} is " + ("not a number" if type(n.value) not in (int, float) else
+                f"too large (a rule's numbers lie within +-{RULE_BOUNDS['constant']:g})"))
+    if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow):
+        e = n.right.operand if isinstance(n.right, ast.UnaryOp) and isinstance(n.right.op, (ast.USub, ast.UAdd)) else n.right
+        if not (isinstance(e, ast.Constant) and type(e.value) in (int, float) and abs(e.value) <= RULE_BOUNDS["exponent"]) \
+           or any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Pow) for m in ast.walk(n.left)):
+            return f"a power's exponent must be a number up to {RULE_BOUNDS['exponent']}, its base no power (no towers)"
+    return None
+
 def parse_rule(rule: str, names=("ours", "paper")) -> ast.Expression:
-    "The syntax tree of `rule`, checked to be the small arithmetic/comparison language of rules over `names`."
+    "The syntax tree of `rule`, checked to be the small arithmetic/comparison language of rules over `names`, bounded."
+    if not isinstance(rule, str) or len(rule) > RULE_BOUNDS["chars"]:
+        raise ValueError(f"rule {str(rule)[:80]!r}: a rule is a string of at most {RULE_BOUNDS['chars']} characters")
     tree = ast.parse(rule, mode="eval")
-    for n in ast.walk(tree):
+    nodes = list(ast.walk(tree))
+    if len(nodes) > RULE_BOUNDS["nodes"]:
+        raise ValueError(f"rule {rule[:80]!r}: {len(nodes)} syntax nodes, more than the {RULE_BOUNDS['nodes']} a rule may have")
+    for n in nodes:
         if not isinstance(n, _RULE_NODES) or (isinstance(n, ast.Name) and n.id not in (*names, *RULE_FUNCS)) \
            or (isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in RULE_FUNCS)):
             raise ValueError(f"rule {rule!r}: {type(n).__name__} is not allowed in a rule")
+        if why := _rule_bound(rule, n): raise ValueError(f"rule {rule!r}: {why}")
     return tree
 
 def _parsed(rule: str, where: str, names=("ours", "paper")) -> set[str]:

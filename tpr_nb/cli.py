@@ -4,18 +4,20 @@
 
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
-import argparse, ast, copy, fnmatch, hashlib, json, os, re, signal, sys, threading, time
+import argparse, ast, copy, fnmatch, hashlib, json, math, os, re, shutil, signal, sys, tempfile, threading, time, warnings
 from contextlib import contextmanager, nullcontext
 from fastcore.xtras import modified_env
 from pathlib import Path
 from .data import data_check
-from .report import assemble, git_commit, project_root
+from .report import (PARTIAL, STAGING, VECTOR_SETTINGS, assemble, git_commit, merge_records, project_root, read_records,
+                           read_runs_file, shrunk_sets, write_atomic)
 from .profiles import PROFILES, check_profile
 
 # %% auto #0
-__all__ = ['RESULT_FIELDS', 'INLINE', 'is_experiment', 'experiment_notebooks', 'save_figures', 'executed_notebooks', 'parse_set',
-           'check_overrides', 'run_name', 'overrides_header', 'assemble_run', 'commit_units', 'unit_committer',
-           'unit_status', 'format_units', 'stop_processes', 'interruptible', 'run_notebook', 'read_runs', 'write_runs',
+__all__ = ['RESULT_FIELDS', 'INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook',
+           'save_figures', 'executed_notebooks', 'parse_set', 'check_overrides', 'check_value', 'run_name',
+           'read_overrides', 'overrides_header', 'assemble_run', 'commit_units', 'unit_committer', 'unit_status',
+           'format_units', 'stop_processes', 'interruptible', 'land_records', 'run_notebook', 'read_runs', 'write_runs',
            'locked', 'repro', 'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
@@ -36,18 +38,32 @@ def experiment_notebooks(nbs: Path, only: str | None = None, skip: Path | None =
     return found
 
 # %% ../nbs/04_cli.ipynb #dcd097d0
+class NotebookDamaged(ValueError):
+    "A notebook file (an executed copy, or a source notebook) is not a readable notebook."
+
+def read_notebook(p: Path):
+    "The notebook at `p` (nbformat, version 4); a damaged file is a `NotebookDamaged` error that names it and the fix."
+    import nbformat
+    try: return nbformat.read(str(p), as_version=4)
+    except Exception as e:
+        why = (str(e).strip().splitlines() or [""])[0][:200]
+        raise NotebookDamaged(f"{p} is damaged ({type(e).__name__}: {why}): re-run its notebook (tpr-nb repro --only ...) or "
+                              f"restore it from git") from e
+
 def save_figures(executed: Path, folder: Path) -> list[Path]:
     "Write every `image/png` output of the executed notebook `executed` to `folder/<stem>-<k>.png` (k = 1, 2, ... in output order), removing its older figures there first."
-    import base64, re, nbformat
-    nb, stem, folder = nbformat.read(str(executed), as_version=4), Path(executed).stem, Path(folder)
+    import base64, re
+    nb, stem, folder = read_notebook(executed), Path(executed).stem, Path(folder)
+    pngs = [o["data"]["image/png"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+            if "image/png" in o.get("data", {})]
+    data = [base64.b64decode(b64 if isinstance(b64, str) else "".join(b64)) for b64 in pngs]   # all read before any is removed
     mine = re.compile(rf"{re.escape(stem)}-\d+\.png")
     for p in (folder.iterdir() if folder.is_dir() else []):
         if mine.fullmatch(p.name): p.unlink()
-    pngs = [o["data"]["image/png"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     saved = []
-    for k, b64 in enumerate(pngs, 1):
+    for k, b in enumerate(data, 1):
         folder.mkdir(parents=True, exist_ok=True); p = folder / f"{stem}-{k}.png"
-        p.write_bytes(base64.b64decode(b64 if isinstance(b64, str) else "".join(b64))); saved.append(p)
+        write_atomic(p, b); saved.append(p)
     return saved
 
 def executed_notebooks(folder: Path, only: str | None = None) -> list[Path]:
@@ -118,8 +134,56 @@ def check_overrides(nb: Path, profile: str, overrides: dict) -> tuple[dict, dict
         try: fixed[k.arg] = ast.literal_eval(k.value)
         except ValueError: fixed[k.arg] = ast.unparse(k.value)
     t = eval(compile(ast.Expression(table), str(nb), "eval"), ns)
-    try: return dict(profile_config(t, profile, **fixed)), dict(profile_config(t, profile, overrides, **fixed))
+    try: base, new = dict(profile_config(t, profile, **fixed)), dict(profile_config(t, profile, overrides, **fixed))
     except ValueError as e: raise ValueError(f"{nb.name} at {profile}: {e}") from None
+    rows = [profile_config(t, p, **fixed) for p in PROFILES if p in t]
+    for k, v in overrides.items():
+        if why := check_value(k, v, [r[k] for r in rows if k in r]):
+            raise ValueError(f"--set {k}={json.dumps(v)}: {k}: {why} ({nb.name}'s profiles give "
+                             f"{', '.join(sorted({json.dumps(r[k]) for r in rows if k in r}))[:300]})")
+    return base, new
+
+def _number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+def _scalar_form(seen: list, v) -> str | None:
+    "Why `v` is not a value of the kind `seen` (a setting's values in the profiles, no None among them) holds, or None."
+    low = min(seen, default=None)
+    if all(isinstance(x, bool) for x in seen): return None if isinstance(v, bool) else "True or False"
+    if all(isinstance(x, int) and not isinstance(x, bool) for x in seen):
+        form = "a positive integer" if low >= 1 else "a non-negative integer" if low >= 0 else "an integer"
+        ok = isinstance(v, int) and not isinstance(v, bool) and (low < 0 or v >= min(low, 1))
+        return None if ok else form
+    if all(_number(x) for x in seen):
+        form = "a positive number" if low > 0 else "a non-negative number" if low >= 0 else "a number"
+        return None if _number(v) and (low < 0 or v > 0 or (low == 0 and v == 0)) else form
+    if all(isinstance(x, str) for x in seen): return None if isinstance(v, str) else "a string"
+    if all(isinstance(x, dict) for x in seen): return None if isinstance(v, dict) else "a dict of settings"
+    return None
+
+def check_value(key: str, v, seen: list) -> str | None:
+    "The form `v` lacks to replace setting `key`, whose values in the profiles are `seen`; None when it fits."
+    if key == "seeds" or key.endswith("_seeds"):
+        ints = isinstance(v, (list, tuple)) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)
+        ok = ints and (v or key != "seeds") and len(set(v)) == len(v)
+        return None if ok else "a list of distinct non-negative integers, e.g. [0, 1]"
+    vals = [x for x in seen if x is not None]
+    if v is None: return None if len(vals) < len(seen) or not vals else "not None (the profiles all set it)"
+    if not vals: return None
+    if all(isinstance(x, (list, tuple)) for x in vals):
+        if not isinstance(v, (list, tuple)): return "a list"
+        if key in VECTOR_SETTINGS:
+            ok = all(_number(x) for x in v) and {len(x) for x in vals} == {len(v)}
+            return None if ok else f"a list of {len(vals[0])} numbers"
+        members = [m for x in vals for m in x]
+        if len({json.dumps(x, sort_keys=True) for x in v}) != len(v): return "a list of distinct values (one is repeated)"
+        if members and all(isinstance(m, str) for m in members):
+            known = list(dict.fromkeys(members))
+            bad = [x for x in v if x not in known]
+            return f"a list of distinct known values ({', '.join(known)}); not {', '.join(map(repr, bad))}" if bad else None
+        if members and (bad := next((x for x in v if _scalar_form(members, x)), None)) is not None:
+            return f"a list of distinct values, each {_scalar_form(members, bad)}"
+        return None
+    return _scalar_form(vals, v)
 
 def run_name(rel: Path, profile: str, overrides: dict) -> str:
     "A folder name for a run with overrides: notebook, profile, then each `key=value`, filesystem-safe (`urn-10_dyck-smoke-seeds=1`)."
@@ -128,11 +192,20 @@ def run_name(rel: Path, profile: str, overrides: dict) -> str:
     if len(name) > 120: name = name[:111] + "-" + hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
     return name
 
+def read_overrides(f: Path) -> dict:
+    "The `overrides.json` `f` of a run folder; a damaged one is an error that names it and the fix."
+    fix = "restore it, or move the run's folder aside and run it again"
+    try: o = json.loads(Path(f).read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"{f} is damaged ({e}): {fix}") from e
+    if not isinstance(o, dict) or not {"notebook", "profile", "overrides", "profile_values"} <= set(o):
+        raise ValueError(f"{f} is damaged (not notebook, profile, overrides and profile_values): {fix}")
+    return o
+
 def overrides_header(folder: Path) -> list[str]:
     "Lines for the top of a run folder's REPORT.md: which settings differ from the profile (from its `overrides.json`); none for a profile's own folder."
     f = Path(folder) / "overrides.json"
     if not f.exists(): return []
-    o = json.loads(f.read_text()); p = o["profile"]
+    o = read_overrides(f); p = o["profile"]
     show = lambda v: "`" + json.dumps(v) + "`"
     rows = [f"| {k} | {show(o['profile_values'][k]) if k in o['profile_values'] else '(not set)'} | {show(v)} |" for k, v in o["overrides"].items()]
     return [f"**A run with overrides, not the `{p}` profile's report.** `{o['notebook']}` ran at the `{p}` profile with these "
@@ -145,7 +218,7 @@ def assemble_run(profile: str, folder: Path, runs: list[dict] | None = None) -> 
     head = overrides_header(report.parent)            # `folder` None: the profile's report dir
     if head:
         title, *rest = report.read_text().split("\n")
-        report.write_text("\n".join([title, "", *head, *rest]))
+        write_atomic(report, "\n".join([title, "", *head, *rest]))
     return report
 
 # %% ../nbs/04_cli.ipynb #664e4733
@@ -184,26 +257,45 @@ def unit_committer(folder: Path, every: float = 120.0, root: Path | None = None)
 # %% ../nbs/04_cli.ipynb #fa7cd074
 RESULT_FIELDS = ("test_error", "valid_error", "valid_acc", "test_acc", "acc", "error")
 
+def _skip(f: Path, e: Exception):
+    warnings.warn(f"tpr-nb units: skipped {f}: it is damaged ({type(e).__name__}: {e}); restore or delete it", stacklevel=3)
+
+def _done_row(f: Path) -> dict:
+    r = json.loads(f.read_text())
+    if not isinstance(r, dict): raise ValueError("not a unit record")
+    return dict(paper=f.parent.name, unit=f.stem, state="done", steps=r.get("steps"), wall_s=r.get("wall_s"),
+                **{k: r[k] for k in RESULT_FIELDS if isinstance(r.get(k), (int, float))}, note=str(r.get("note", "")))
+
+def _progress_row(o: Path, folder: Path) -> dict | None:
+    "The in-progress row of the unit whose owner file is `o`, or None when its record is done or another profile's."
+    from tpr_nb.train import latest_checkpoint, unit_holder
+    owner = json.loads(o.read_text())
+    if not isinstance(owner, dict) or not isinstance(owner.get("record"), str): raise ValueError("no record path in it")
+    rec = Path(owner["record"])
+    if rec.exists() or not rec.is_relative_to(folder): return None       # done, or another profile's
+    ck = latest_checkpoint(o.parent / "checkpoint")                      # a save cut between its renames leaves `.old`
+    try: t = json.loads((ck / "state.json").read_text())["trainer"] if ck else {}
+    except (OSError, ValueError, KeyError, TypeError) as e: t = {}; _skip(ck / "state.json", e)
+    if not isinstance(t, dict): t = {}; _skip(ck / "state.json", ValueError("its trainer state is not a dict"))
+    pid = unit_holder(o.parent)                                          # a run holds it now, or it was stopped
+    best = f"best validation loss {t['best']:.3g} at step {t.get('best_step')}" if isinstance(t.get("best"), (int, float)) else ""
+    note = [f"training now (pid {pid})" if pid else "stopped", best]
+    return dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None,
+                note="; ".join(filter(None, note)))
+
 def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
-    "One row per unit: the records under `folder` (`<paper>/<key>.json`, done) and this machine's unit checkpoints (`cache/units/<key>/`) whose record is to go under `folder` and is not there yet (in progress, at their last saved step)."
+    "One row per unit: the records under `folder` (`<paper>/<key>.json`, done) and this machine's unit checkpoints (`cache/units/<key>/`) whose record is to go under `folder` and is not there yet (in progress); a damaged one is skipped with a warning."
     from tpr_nb.data import cache_dir
-    from tpr_nb.train import UNIT_OWNER, latest_checkpoint, unit_holder
+    from tpr_nb.train import UNIT_OWNER
     rows, folder = [], Path(folder).resolve()
     for f in sorted(folder.glob("*/*.json")):
-        r = json.loads(f.read_text())
-        rows.append(dict(paper=f.parent.name, unit=f.stem, state="done", steps=r.get("steps"), wall_s=r.get("wall_s"),
-                         **{k: r[k] for k in RESULT_FIELDS if isinstance(r.get(k), (int, float))}, note=r.get("note", "")))
+        try: rows.append(_done_row(f))
+        except (OSError, ValueError, TypeError) as e: _skip(f, e)
     units = Path(cache or cache_dir()) / "units"
     for o in sorted(units.glob(f"*/{UNIT_OWNER}")) if units.exists() else []:   # units without it: whose they are was not written down
-        try: rec = Path(json.loads(o.read_text())["record"])
-        except (json.JSONDecodeError, KeyError): continue
-        if rec.exists() or not rec.is_relative_to(folder): continue      # done, or another profile's
-        ck = latest_checkpoint(o.parent / "checkpoint")                  # a save cut between its renames leaves `.old`
-        try: t = json.loads((ck / "state.json").read_text())["trainer"] if ck else {}
-        except (OSError, json.JSONDecodeError, KeyError): t = {}
-        pid = unit_holder(o.parent)                                      # a run holds it now, or it was stopped
-        note = [f"training now (pid {pid})" if pid else "stopped", f"best validation loss {t['best']:.3g} at step {t['best_step']}" if "best_step" in t else ""]
-        rows.append(dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None, note="; ".join(filter(None, note))))
+        try: row = _progress_row(o, folder)
+        except (OSError, ValueError, TypeError, KeyError) as e: _skip(o, e); continue
+        if row: rows.append(row)
     return rows
 
 def format_units(rows: list[dict]) -> str:
@@ -258,40 +350,61 @@ def interruptible(fn):
     if "error" in box: raise box["error"]
     return box.get("value")
 
-def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None, overrides: dict | None = None) -> dict:
-    "Execute `nb` with papermill at `profile` (and `overrides`, when given); its executed copy replaces `out_nb` only on success (else `<out_nb>.failed.ipynb`); status, wall time, error."
+def land_records(staging: Path, report: Path) -> int:
+    "Move the records a notebook staged (`staging/metrics/*.json`) into `report/metrics/`; how many."
+    n = 0
+    for f in sorted((Path(staging) / "metrics").glob("*.json")):
+        recs = read_records(f); merge_records(Path(report) / "metrics" / f.name, recs); n += len(recs)
+    return n
+
+KEPT = "nothing recorded: its last good records and executed copy are kept"
+
+def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None, overrides: dict | None = None,
+                 partial: dict | None = None) -> dict:
+    "Execute `nb` with papermill at `profile` (with `overrides`; `partial`: `shrunk_sets`); its staged records land in `report` and its executed copy replaces `out_nb` only on success (else `<out_nb>.failed.ipynb`); status, wall time, error."
     import papermill as pm
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     tmp, failed = out_nb.with_suffix(".running.ipynb"), out_nb.with_suffix(".failed.ipynb")
+    report = Path(report).resolve()                            # the kernel runs in the notebook's folder
+    (report / ".staging").mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{out_nb.stem}-", dir=report / ".staging"))
     t0 = time.time(); status, err = "ok", ""
     try:
-        with modified_env(TPR_NB_REPORT_DIR=str(report), TPR_NB_NOTEBOOK=nb.name, TPR_NB_COMMIT=git_commit(), MPLBACKEND=INLINE):
+        env = {"TPR_NB_REPORT_DIR": str(report), "TPR_NB_NOTEBOOK": nb.name, "TPR_NB_COMMIT": git_commit(), "MPLBACKEND": INLINE,
+               STAGING: str(staging), PARTIAL: json.dumps(partial or {})}
+        with modified_env(**env):
             interruptible(lambda: pm.execute_notebook(str(nb), str(tmp), parameters={"profile": profile, **({"overrides": overrides} if overrides else {})},
                                                       cwd=str(nb.parent), kernel_name="python3", progress_bar=False, execution_timeout=timeout))
+        land_records(staging, report)                          # the notebook ran to its end: its records count
         os.replace(tmp, out_nb); failed.unlink(missing_ok=True)
     except Exception as e:
-        status, err = "failed", _error_line(e)
+        status, err = "failed", f"{_error_line(e)}; {KEPT}"
         if tmp.exists(): os.replace(tmp, failed)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        try: staging.parent.rmdir()
+        except OSError: pass                                   # another run's staging is still there
     return dict(notebook=str(nb), status=status, wall_s=round(time.time() - t0, 1), error=err,
                 output=str(out_nb if status == "ok" else failed))
 
-def _rel(p, root: Path) -> str:
-    p = Path(p); return str(p.resolve().relative_to(root)) if p.resolve().is_relative_to(root) else str(p)
+def _rel(p, root: Path, out: Path | None = None) -> str:
+    "`p` relative to the project `root`, else to the report folder `out`: never a machine's absolute path where either holds it."
+    p = Path(p)
+    if not p.is_absolute(): return str(p)
+    for base in filter(None, [root, out]):
+        if p.resolve().is_relative_to(Path(base).resolve()): return str(p.resolve().relative_to(Path(base).resolve()))
+    return str(p)
 
 def read_runs(out: Path) -> list[dict]:
-    "The runs recorded in `out/runs.json`; a damaged file is moved aside (named in a warning), never lost silently."
-    f = Path(out) / "runs.json"
-    if not f.exists(): return []
-    try: return json.loads(f.read_text())
-    except json.JSONDecodeError as e:
-        aside = f.with_name(f"runs.json.corrupt-{time.strftime('%Y%m%d-%H%M%S')}"); f.rename(aside)
-        print(f"warning: {f} is damaged ({e}); moved to {aside}, starting a fresh list", file=sys.stderr); return []
+    "The runs recorded in `out/runs.json` ([] when there is none), with relative paths; a damaged file is an error naming it, left where it is."
+    runs = read_runs_file(Path(out) / "runs.json")
+    return [dict(r, output=_rel(r["output"], project_root(), out)) if r.get("output") else r for r in runs]
 
 def write_runs(out: Path, runs: list[dict]):
     "Merge `runs` into `out/runs.json` (a notebook's latest run replaces its earlier one), atomically."
     done = {r["notebook"] for r in runs}
     merged = [r for r in read_runs(out) if r["notebook"] not in done] + runs
-    tmp = Path(out) / "runs.json.tmp"; tmp.write_text(json.dumps(merged, indent=1)); os.replace(tmp, Path(out) / "runs.json")
+    write_atomic(Path(out) / "runs.json", json.dumps(merged, indent=1))
     return merged
 
 def locked(folder: Path, what: str = "tpr-nb repro"):
@@ -309,7 +422,7 @@ def _run_folder(nb: Path, rel: Path, profile: str, overrides: dict, base: Path, 
     meta = dict(notebook=str(rel), profile=profile, overrides=overrides,
                 profile_values={k: profile_values[k] for k in overrides if k in profile_values})
     f = out / "overrides.json"
-    if f.exists() and (old := json.loads(f.read_text()))["overrides"] != overrides:
+    if f.exists() and (old := read_overrides(f))["overrides"] != overrides:
         raise ValueError(f"{out} holds a run with other settings ({old['overrides']}): move it aside or pass another --out")
     return out, json.loads(json.dumps(meta, default=str))
 
@@ -326,18 +439,18 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
             raise ValueError(f"--set applies to one experiment notebook, and --only {only!r} matches {len(found)} notebooks "
                              f"({', '.join(str(p.relative_to(nbs)) for p in found[:8])}{', ...' if len(found) > 8 else ''}): name one")
         out, meta = _run_folder(found[0], found[0].relative_to(nbs), profile, overrides, out, root)
-    runs = []
+    runs, partial = [], shrunk_sets(overrides, meta["profile_values"]) if overrides else {}
     with locked(out), (unit_committer(out, root=root) if commit else nullcontext()):
-        if overrides:
-            tmp = out / "overrides.json.tmp"; tmp.write_text(json.dumps(meta, indent=1)); os.replace(tmp, out / "overrides.json")
+        read_runs(out)                                         # a damaged runs.json stops the run before anything runs
+        if overrides: write_atomic(out / "overrides.json", json.dumps(meta, indent=1))
         for nb in found:
             rel = nb.relative_to(nbs)
             print(f"[{profile}] {rel} ...", flush=True)
-            try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout, overrides)
+            try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout, overrides, partial)
             except KeyboardInterrupt:
                 write_runs(out, runs + [dict(notebook=str(rel), status="interrupted", wall_s=0.0, error="KeyboardInterrupt", output="")])
                 raise
-            r.update(notebook=str(rel), output=_rel(r["output"], root)); runs.append(r)
+            r.update(notebook=str(rel), output=_rel(r["output"], root, out)); runs.append(r)
             if r["status"] == "ok": save_figures(out / "notebooks" / rel, out / "figures" / rel.parent)
             write_runs(out, runs)
             print(f"[{profile}] {rel}: {r['status']} in {r['wall_s']:.0f} s {r['error']}", flush=True)
@@ -362,7 +475,7 @@ def _code(s: str) -> list:
 def refresh_prose(nb: Path, executed: Path) -> bool:
     "Copy `nb`'s markdown (and code comments) into its executed copy `executed` when their code cells are identical but for comments; whether anything changed."
     import nbformat
-    src, ex = nbformat.read(str(nb), as_version=4), nbformat.read(str(executed), as_version=4)
+    src, ex = read_notebook(nb), read_notebook(executed)
     code_ex = [c for c in ex.cells if c.cell_type == "code" and not _is_injected(c)]
     if [_code(_src(c)) for c in src.cells if c.cell_type == "code"] != [_code(_src(c)) for c in code_ex]:
         raise ValueError(f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb repro --only ...)")
@@ -401,14 +514,16 @@ def _repro_cmd(a) -> int:
 
 def _prose_cmd(a) -> int:
     root = project_root(); nbs = Path(a.nbs or root / "nbs"); out = Path(a.out or root / "reports" / a.profile) / "notebooks"
-    stale = []
+    stale, damaged = [], []
     for nb in experiment_notebooks(nbs, a.only):
         executed = out / nb.relative_to(nbs)
         if not executed.exists(): continue
         try: print(f"{'refreshed' if refresh_prose(nb, executed) else 'unchanged'}  {executed}")
+        except NotebookDamaged as e: damaged.append(str(nb.relative_to(nbs))); print(f"damaged       {e}")
         except ValueError as e: stale.append(str(nb.relative_to(nbs))); print(f"code changed  {executed}: re-run it")
     if stale: print(f"\n{len(stale)} executed notebooks have older code and were left as they are: {', '.join(stale)}")
-    return 1 if stale else 0
+    if damaged: print(f"\n{len(damaged)} notebooks are damaged and were left as they are: {', '.join(damaged)}")
+    return 1 if stale or damaged else 0
 
 def _figures_cmd(a) -> int:
     root = project_root(); out = Path(a.out or root / "reports" / a.profile); ex = out / "notebooks"
@@ -465,6 +580,7 @@ def main(argv: list[str] | None = None) -> int:
     u.set_defaults(fn=_units_cmd)
     from tpr_nb.demo import add_demo_parser; add_demo_parser(sub)        # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)
     a = p.parse_args(argv)
+    from tpr_nb.train import CheckpointError
     try: return a.fn(a)
-    except (KeyError, ValueError, FileNotFoundError) as e:
+    except (KeyError, ValueError, FileNotFoundError, CheckpointError) as e:     # a model file the demo cannot load, too
         print(f"tpr-nb: error: {e}", file=sys.stderr); return 2

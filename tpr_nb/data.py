@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_data.ipynb #b032c73f
 from __future__ import annotations
-import hashlib, os, re, shutil, tarfile, tempfile, urllib.request, warnings, zipfile, random
+import csv, hashlib, io, os, re, shutil, tarfile, tempfile, urllib.request, warnings, zipfile, random
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +18,8 @@ __all__ = ['BABI_TASKS', 'LM_FILES', 'GLUE_COLUMNS', 'WORD_CATEGORIZATION', 'Dat
            'locate', 'FileStatus', 'data_check', 'Vocab', 'check_ids', 'pad', 'length_mask', 'bucket_batches',
            'lm_batches', 'babi_tokens', 'parse_babi', 'load_babi', 'load_lm_corpus', 'load_conll2000',
            'load_hrr_chunks', 'load_ud_ewt', 'lm_vocab', 'ptb_vocab', 'sentence_ids', 'stream_ids', 'ptb_token',
-           'load_glue', 'load_hans', 'load_logical_entailment', 'load_linzen_testset', 'load_word_similarity',
-           'load_google_analogy', 'load_msr_analogy', 'load_word_categorization']
+           'load_glue', 'load_hans', 'load_logical_entailment', 'tsv_rows', 'load_linzen_testset',
+           'load_word_similarity', 'load_google_analogy', 'load_msr_analogy', 'load_word_categorization']
 
 # %% ../nbs/01_data.ipynb #4fff96bc
 class DataMissingError(FileNotFoundError):
@@ -242,6 +242,9 @@ def parse_babi(text: str, source: str = "<text>") -> dict:
         last = n
         if "\t" in rest:
             q, a, *sup = rest.split("\t")
+            if not q.strip().endswith("?"):
+                raise ValueError(f"{where}: a story sentence with a tab in it (a tab only separates a question, which ends in '?', "
+                                 f"from its answer and supports)")
             if not a.strip() or len(sup) > 1: raise ValueError(f"{where}: a question line is '<question>\\t<answer>\\t<supports>'")
             ids = (sup[0] if sup else "").split()
             if not all(s.isdigit() and int(s) in pos for s in ids):
@@ -356,11 +359,31 @@ def load_logical_entailment(split: str) -> Dataset:
     rows = [l.split(",") for l in locate("logical_entailment", f"{split}.txt").read_text().splitlines() if l.strip()]
     return Dataset.from_dict({"A": [r[0] for r in rows], "B": [r[1] for r in rows], "label": [int(r[2]) for r in rows]})
 
+def tsv_rows(text: str, source: str, need, ints=()):
+    "(row number, row) of each data row of a TSV with a header (row 1), checked: a row without a column of `need`, or an integer of `ints`, is an error naming `source` and the row."
+    reader = csv.reader(io.StringIO(text), delimiter="\t")
+    head = next(reader, None)
+    if head is None or (missing := [c for c in need if c not in head]):
+        raise ValueError(f"{source}, row 1 (the header): no column {', '.join(missing if head else need)}")
+    for row in reader:
+        if not any(v.strip() for v in row): continue
+        r = dict(zip(head, row))
+        if missing := [c for c in need if c not in r]:
+            raise ValueError(f"{source}, row {reader.line_num}: no {', '.join(missing)} ({len(row)} fields, the header has {len(head)})")
+        if bad := next((c for c in ints if not re.fullmatch(r"[+-]?\d+", r[c].strip())), None):
+            raise ValueError(f"{source}, row {reader.line_num}: {bad} {r[bad]!r} is not an integer")
+        yield reader.line_num, r
+
 def load_linzen_testset() -> Dataset:
     "Gulordava et al.'s 7,489-sentence subset of the Linzen agreement data: tokens, index of the verb, right and wrong form, attractors."
     base = "colorlessgreen_linzen_testset/subj_agr_filtered"
     sents = locate("linzen_agreement", base + ".text").read_text().splitlines()
-    gold = [l.split("\t") for l in locate("linzen_agreement", base + ".gold").read_text().splitlines()]
+    f = locate("linzen_agreement", base + ".gold"); gold = [l.split("\t") for l in f.read_text().splitlines()]
+    for i, (s, g) in enumerate(zip(sents, gold), 1):          # checksummed; and checked row by row, so a change is named
+        if len(g) != 4 or not (g[0].isdigit() and g[3].isdigit()) or not int(g[0]) < len(s.split()):
+            raise ValueError(f"{f}, row {i}: expected 'verb index<TAB>right<TAB>wrong<TAB>attractors' with the index inside "
+                             f"its sentence; got {g}")
+    if len(sents) != len(gold): raise ValueError(f"{f}: {len(gold)} rows for the {len(sents)} sentences of its .text file")
     return Dataset.from_dict({"tokens": [s.split() for s in sents], "verb_index": [int(g[0]) for g in gold],
                               "right": [g[1] for g in gold], "wrong": [g[2] for g in gold],
                               "attractors": [int(g[3]) for g in gold]})

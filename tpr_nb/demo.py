@@ -5,11 +5,12 @@
 # %% ../nbs/06_demo.ipynb #3c359226
 from __future__ import annotations
 import argparse, re
+from pathlib import Path
 import torch
 from torch import nn
 from .data import babi_tokens, pad
-from .train import load_model, model_spec
-from .models import shipped_model
+from .train import ModelFileError, load_model, model_spec
+from .models import shipped_model, shipped_names
 from .tpr_rnn.model import mlps, read_terms
 from .tpru import entailment as ent
 from .urn.dyck import STOI, OPEN, CLOSE, CLOSE_IDS, check_brackets, closing_stats
@@ -20,9 +21,14 @@ __all__ = ['BABI_HELP', 'babi_sentences', 'babi_steps', 'babi_demo', 'format_bab
 
 # %% ../nbs/06_demo.ipynb #56370147
 def _model(model, default: str) -> nn.Module:
-    "A loaded model, a kept model's key or folder, or (None) the shipped model `default`."
+    "A loaded model; a shipped model's name, a kept model's folder or unit key; or (None) the shipped model `default`."
     if model is None: return shipped_model(default)
-    return model if isinstance(model, nn.Module) else load_model(model)
+    if isinstance(model, nn.Module): return model
+    if isinstance(model, str) and not Path(model).expanduser().exists() and model in shipped_names(): return shipped_model(model)
+    try: return load_model(model)
+    except ModelFileError as e:
+        if "no kept model" not in str(e): raise
+        raise ModelFileError(f"{e}; nor is it a shipped model (they are {', '.join(shipped_names()) or 'none'})") from None
 
 def _unknown(what: str, bad, known, model_name: str):
     if bad: raise ValueError(f"unknown {what} for {model_name}: {', '.join(repr(b) for b in bad)}. It knows: {' '.join(known)}")
@@ -144,14 +150,16 @@ def add_demo_parser(sub) -> argparse.ArgumentParser:
     b = dd.add_parser("babi", help="answer a bAbI question with a TPR-RNN, showing its three inference steps", description=BABI_HELP)
     b.add_argument("text", help='e.g. "Mary moved to the bathroom. John went to the hallway. Where is Mary?"')
     b.add_argument("--task", type=int, default=1, choices=[1, 2], help="the shipped TPR-RNN of this bAbI task (default 1)")
-    b.add_argument("--model", default=None, help="another kept TPR-RNN: a unit key or a folder with model.json")
+    b.add_argument("--model", default=None, help="another kept TPR-RNN: a shipped model's name, a folder with model.json or a unit key")
     b.set_defaults(fn=_run(lambda a: babi_demo(a.text, a.model or shipped_model(f"tpr_rnn-babi-task{a.task:02d}")), format_babi))
     e = dd.add_parser("entail", help="does formula A entail formula B? the shipped classifier and the truth table",
                       description="Formulas as in Evans et al.'s data: letters, ~(A), (A&B), (A|B), (A>B).")
-    e.add_argument("a"); e.add_argument("b"); e.add_argument("--model", default=None, help="another kept entailment classifier")
+    e.add_argument("a"); e.add_argument("b")
+    e.add_argument("--model", default=None, help="another kept entailment classifier: a shipped model's name, a folder or a unit key")
     e.set_defaults(fn=_run(lambda a: entail_demo(a.a, a.b, a.model), format_entail))
     y = dd.add_parser("dyck", help="score each closing bracket of a Dyck word with the shipped URN",
                       description="Brackets of five kinds: () [] {} <> +-. At each closing bracket: the right closer, the one the URN predicts, its probability.")
-    y.add_argument("word"); y.add_argument("--model", default=None, help="another kept Dyck model")
+    y.add_argument("word")
+    y.add_argument("--model", default=None, help="another kept Dyck model: a shipped model's name, a folder or a unit key")
     y.set_defaults(fn=_run(lambda a: dyck_demo(a.word, a.model), format_dyck))
     return d

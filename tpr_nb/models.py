@@ -157,7 +157,8 @@ def readme_text(folder: Path | None = None) -> str:
     return "\n".join([
         "# Shipped models", "",
         "Small trained models of committed runs, each a folder with `model.json` (the model's class, its constructor arguments "
-        "and what a user needs beside it, such as the vocabulary) and `best.safetensors` (its weights, under 1 MB). No pickle.",
+        "and what a user needs beside it, such as the vocabulary, and the sha256 of its weights) and `best.safetensors` (its "
+        "weights, under 1 MB). No pickle: `load_model` calls only a registered model builder and checks the weights' sha256.",
         "This file is written by `tpr_nb.models.write_readme()`; the scores are those of the run records cited, which each "
         "model's weights reproduced when it was shipped (`tpr_nb.models.ship_*`).", "",
         "```python", "from tpr_nb.train import load_model", 'model = load_model("models/<name>")   # or tpr_nb.models.shipped_model("<name>")', "```", "",

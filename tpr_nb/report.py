@@ -5,6 +5,7 @@
 # %% ../nbs/03_report.ipynb #3879207b
 from __future__ import annotations
 import ast, csv, fcntl, json, math, os, subprocess, time
+from contextlib import contextmanager
 from pathlib import Path
 from . import __version__
 from .claims import CLAIMS, PAPERS, HEADLINE, Claim, evidence, guards, needs, post_hoc, spread
@@ -13,9 +14,11 @@ from .profiles import check_profile
 from .train import device_name
 
 # %% auto #0
-__all__ = ['OUTPUTS', 'VERDICTS', 'CSV_COLUMNS', 'FIGURE_DIRS', 'eval_rule', 'get_claim', 'project_root', 'git_commit',
-           'report_dir', 'record', 'sem', 'verdict', 'load_records', 'judged', 'write_claims_csv', 'report_markdown',
-           'plot_summary', 'plot_paper', 'assemble']
+__all__ = ['OUTPUTS', 'STAGING', 'PARTIAL', 'VECTOR_SETTINGS', 'REQUIRED', 'VERDICTS', 'CSV_COLUMNS', 'FIGURE_DIRS', 'eval_rule',
+           'get_claim', 'project_root', 'git_commit', 'report_dir', 'shrunk_sets', 'partial_reason', 'record',
+           'read_records', 'atomic_path', 'write_atomic', 'merge_records', 'sem', 'verdict', 'rule_holds',
+           'load_records', 'judged', 'write_claims_csv', 'report_papers', 'report_markdown', 'plot_summary',
+           'plot_paper', 'read_runs_file', 'assemble']
 
 # %% ../nbs/03_report.ipynb #a1eaa659
 def eval_rule(rule: str, ours: float, paper: float | None, **names: float) -> bool:
@@ -23,7 +26,7 @@ def eval_rule(rule: str, ours: float, paper: float | None, **names: float) -> bo
     tree = parse_rule(rule, ("ours", "paper", *names))   # the check that also validates every rule of the claims files
     if paper is None and any(isinstance(n, ast.Name) and n.id == "paper" for n in ast.walk(tree)):
         raise ValueError(f"rule {rule!r} uses `paper`, but this claim has no paper value")
-    scope = {"ours": ours, "paper": paper, **names, **RULE_FUNCS}
+    scope = {"ours": ours, "paper": paper, **names, **RULE_FUNCS}         # the tree is bounded (`RULE_BOUNDS`): it cannot hang
     return bool(eval(compile(tree, "<rule>", "eval"), {"__builtins__": {}}, scope))
 
 def get_claim(paper: str, claim_id: str) -> Claim:
@@ -57,31 +60,97 @@ def report_dir(profile: str) -> Path:
     "Where records of `profile` go: `$TPR_NB_REPORT_DIR`, else `reports/<profile>` in the project."
     return Path(os.environ.get("TPR_NB_REPORT_DIR") or project_root() / "reports" / check_profile(profile))
 
+STAGING = "TPR_NB_STAGING"     # set by the runner: a notebook's records wait there until it has run to its end
+PARTIAL = "TPR_NB_PARTIAL"     # set by the runner for a run with `--set`: its set-valued settings that do not cover the profile's
+VECTOR_SETTINGS = ("betas",)   # list-valued settings that are one value (a vector), not a set of runs
+
+def shrunk_sets(overrides: dict, profile_values: dict) -> dict:
+    "The set-valued settings that `overrides` does not cover, `{key: [profile's, this run's]}`: fewer seeds, or members missing."
+    out = {}
+    for k, new in overrides.items():
+        old = profile_values.get(k)
+        if k in VECTOR_SETTINGS or not isinstance(old, list) or not isinstance(new, list): continue
+        key = lambda x: json.dumps(x, sort_keys=True)
+        have, want = {key(x) for x in new}, {key(x) for x in old}
+        short = len(have) < len(want) if k.endswith("seeds") else not want <= have
+        if short: out[k] = [old, new]
+    return out
+
+def _member_tokens(setting: str, m) -> list[str]:
+    "How a claim id names member `m` of a set-valued setting: a task as `task01`, a kind as itself (also without its dashes)."
+    if setting.endswith("seeds"): return []
+    if setting == "tasks" and isinstance(m, int): return [f"task{m:02d}"]
+    return [str(m), str(m).replace("-", "")] if isinstance(m, str) else []
+
+def partial_reason(claim_id: str, shrunk: dict) -> str:
+    "Why a run whose sets `shrunk` are partial cannot measure claim `claim_id`, or '' when it can: when its id names members of each such set, all in the run."
+    names = lambda m, k: any(f"_{t}_" in f"_{claim_id}_" for t in _member_tokens(k, m))
+    why = [f"{k} {new} of the profile's {old}" for k, (old, new) in shrunk.items()
+           if not any(names(m, k) for m in new) or any(names(m, k) for m in old if m not in new)]
+    return "partial run: " + "; ".join(why) if why else ""
+
+def _run_partial() -> dict:
+    "The partial sets of the run this process records for (`$TPR_NB_PARTIAL`, set by the runner), else {}."
+    try: return json.loads(os.environ.get(PARTIAL) or "{}")
+    except json.JSONDecodeError as e: raise ValueError(f"${PARTIAL} is not JSON ({e}): it is set by `tpr-nb repro`, not by hand") from e
+
 def record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, wall_s: float,
            device: str | None = None, note: str = "", out: Path | None = None, invalid: str = "", per_seed=None) -> dict:
-    "Record our measurement of a claim; return the record, with `holds` decided by the claim's rule. `invalid`: why the run behind it cannot count (it diverged, or stopped for a reason other than its stopping rule); `per_seed`: the value on each seed, when `ours` aggregates several."
+    "Record our measurement of a claim; return the record, with `holds` decided by the claim's rule. `invalid`: why the run behind it cannot count (it diverged, or stopped for a reason other than its stopping rule); `per_seed`: the value on each seed, when `ours` aggregates several. Under the runner, records wait in its staging folder until the notebook has succeeded."
     c = get_claim(paper, claim_id)
     ours = float(ours)
     rule = c.rule_for(check_profile(profile))
+    partial = partial_reason(claim_id, _run_partial())
     rec = dict(paper=paper, experiment=c.experiment, claim_id=claim_id, metric=c.metric, source=c.source,
-               paper_value=c.paper_value, ours=ours, holds="" if rule is None else "yes" if math.isfinite(ours) and eval_rule(rule, ours, c.paper_value) else "no",
+               paper_value=c.paper_value, ours=ours,
+               holds="" if rule is None or partial else "yes" if math.isfinite(ours) and eval_rule(rule, ours, c.paper_value) else "no",
                rule=rule, profile=profile, seeds=list(seeds) if hasattr(seeds, "__iter__") else [seeds],
                device=device or device_name(), wall_s=round(float(wall_s), 1), version=__version__,
                commit=os.environ.get("TPR_NB_COMMIT") or git_commit(), note=note, time=time.strftime("%Y-%m-%dT%H:%M:%S"), notebook=os.environ.get("TPR_NB_NOTEBOOK", ""),
-               invalid=invalid, per_seed=None if per_seed is None else [float(v) for v in per_seed])
-    f = Path(out or report_dir(profile)) / "metrics" / f"{paper}__{c.experiment}.json"
-    f.parent.mkdir(parents=True, exist_ok=True)
-    with open(f.parent / ".lock", "w") as lk:               # one read-modify-write at a time (concurrent runs, workers)
-        fcntl.flock(lk, fcntl.LOCK_EX)
-        recs = [r for r in _read_json(f, []) if r["claim_id"] != claim_id]
-        tmp = f.with_suffix(f".{os.getpid()}.tmp"); tmp.write_text(json.dumps(recs + [rec], indent=1)); os.replace(tmp, f)
+               invalid=invalid, per_seed=None if per_seed is None else [float(v) for v in per_seed], partial=partial)
+    folder = Path(out) if out else Path(os.environ[STAGING]) if os.environ.get(STAGING) else report_dir(profile)
+    merge_records(folder / "metrics" / f"{paper}__{c.experiment}.json", [rec])
     return rec
+
+REQUIRED = ("paper", "claim_id", "ours", "profile", "seeds")   # what every record has
 
 def _read_json(f: Path, default=None):
     "The JSON in `f` (`default` if it does not exist); a damaged file is an error that names it."
     if not f.exists(): return default
     try: return json.loads(f.read_text())
-    except json.JSONDecodeError as e: raise ValueError(f"{f} is damaged ({e}): restore it from git or delete it and re-run its notebook") from e
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{f} is damaged ({e}): restore it from git or delete it and re-run its notebook") from e
+
+def read_records(f: Path) -> list[dict]:
+    "The records of the metrics file `f` ([] if it does not exist); a damaged one is an error naming it."
+    recs = _read_json(Path(f), [])
+    if not isinstance(recs, list) or not all(isinstance(r, dict) and set(REQUIRED) <= set(r) for r in recs):
+        raise ValueError(f"{f} is damaged (not a list of records, each with {', '.join(REQUIRED)}): restore it from git or delete "
+                         f"it and re-run its notebook")
+    return recs
+
+@contextmanager
+def atomic_path(path: Path):
+    "A temporary path beside `path` for the block to write, moved onto `path` when the block succeeds and removed when it fails."
+    path = Path(path); tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally: tmp.unlink(missing_ok=True)
+
+def write_atomic(path: Path, data: str | bytes):
+    "Write `data` (text or bytes) to `path` through `atomic_path`."
+    with atomic_path(path) as tmp:
+        if isinstance(data, bytes): tmp.write_bytes(data)
+        else: tmp.write_text(data)
+
+def merge_records(f: Path, recs: list[dict]):
+    "Add `recs` to the metrics file `f`, each replacing the earlier record of its claim, one writer at a time (runs, workers)."
+    f = Path(f); f.parent.mkdir(parents=True, exist_ok=True)
+    with open(f.parent / ".lock", "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        new = {r["claim_id"] for r in recs}
+        write_atomic(f, json.dumps([r for r in read_records(f) if r["claim_id"] not in new] + list(recs), indent=1))
 
 # %% ../nbs/03_report.ipynb #4d2cfed5
 VERDICTS = ("holds", "fails", "inconclusive", "invalid")
@@ -94,8 +163,23 @@ def sem(values) -> float | None:
     return math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1) / len(v))
 
 def verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
-    "The verdict on claim `c` given its record `rec` and all records `recs` (keyed by (paper, claim_id)), and why."
-    ours, rule = rec["ours"], rec["rule"]
+    "The verdict on claim `c` given its record `rec` and all records `recs` (keyed by (paper, claim_id)), and why, by the registered rule."
+    vd, why = _verdict(c, rec, recs)
+    stored, rule = rec.get("rule"), c.rule_for(rec.get("profile"))
+    if "rule" in rec and stored != rule and vd != "not measured":
+        why = "; ".join(filter(None, [why, f"the record's rule `{stored}` differs from the registered `{rule}`, which decides "
+                                           f"(re-run the notebook to refresh the record)"]))
+    return vd, why
+
+def rule_holds(c: Claim, rec: dict) -> str:
+    "'yes' or 'no' as the registered rule of `c` says of `rec`'s value ('' for a reference, a partial run, a value not finite)."
+    rule = c.rule_for(rec.get("profile"))
+    if rule is None or rec.get("partial") or not math.isfinite(rec["ours"]): return ""
+    return "yes" if eval_rule(rule, rec["ours"], c.paper_value) else "no"
+
+def _verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
+    ours, rule = rec["ours"], c.rule_for(rec.get("profile"))
+    if rec.get("partial"): return "not measured", rec["partial"]
     if rule is None: return "reference", "a yardstick for other claims' guards"
     if rec.get("invalid"): return "invalid", rec["invalid"]
     if not math.isfinite(ours): return "invalid", f"the measured value is {ours}"
@@ -122,7 +206,7 @@ def load_records(folder: Path) -> dict:
     "All records under `folder/metrics`, keyed by (paper, claim_id)."
     recs = {}
     for f in sorted((Path(folder) / "metrics").glob("*.json")):
-        for r in _read_json(f): recs[(r["paper"], r["claim_id"])] = {"invalid": "", **r, "rule": r.get("rule")}
+        for r in read_records(f): recs[(r["paper"], r["claim_id"])] = {"invalid": "", **r, "rule": r.get("rule")}
     return recs
 
 def _fmt(v):
@@ -134,16 +218,16 @@ def judged(recs: dict) -> dict:
     return {(c.paper, c.claim_id): verdict(c, recs[(c.paper, c.claim_id)], recs) for c in CLAIMS if (c.paper, c.claim_id) in recs}
 
 def write_claims_csv(path: Path, recs: dict, profile: str):
-    "One row per registered claim, measured or not (`verdict` empty when not measured)."
+    "One row per registered claim, measured or not (`verdict` empty when not measured), `holds` by its registered rule; written atomically."
     vs = judged(recs)
-    with open(path, "w", newline="") as fh:
+    with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
         w = csv.DictWriter(fh, CSV_COLUMNS); w.writeheader()
         for c in CLAIMS:
             r = recs.get((c.paper, c.claim_id)); vd, why = vs.get((c.paper, c.claim_id), ("", ""))
             ph = post_hoc(c)
             w.writerow(dict(paper=c.paper, experiment=c.experiment, claim_id=c.claim_id, evidence=evidence(c), metric=c.metric,
                             paper_value="" if c.paper_value is None else c.paper_value,
-                            ours=r["ours"] if r else "", holds=r["holds"] if r else "", verdict=vd, why=why,
+                            ours=r["ours"] if r else "", holds=rule_holds(c, r) if r else "", verdict=vd, why=why,
                             post_hoc=f"{ph.setting}: {ph.why}" if ph else "", profile=profile,
                             seeds=" ".join(map(str, r["seeds"])) if r else "", device=r["device"] if r else "",
                             wall_s=r["wall_s"] if r else "", commit=r.get("commit", "") if r else ""))
@@ -154,12 +238,21 @@ def _counts(keys, vs) -> str:
     for k in keys: n[vs[k][0] if k in vs else "not measured"] += 1
     return " | ".join(str(n[k]) for k in n)
 
+def report_papers(recs: dict, runs: list[dict] | None) -> list[str]:
+    "The papers a report covers: every paper when no runs are known, else those whose notebooks ran or that have records."
+    if not runs: return list(PAPERS) if runs is None or not recs else [p for p in PAPERS if any(k[0] == p for k in recs)]
+    folder = {FIGURE_DIRS.get(p, p): p for p in PAPERS}
+    ran = {folder.get(Path(r["notebook"]).parts[0]) for r in runs if Path(r["notebook"]).parts}
+    return [p for p in PAPERS if p in ran or any(k[0] == p for k in recs)]
+
 def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, figures: dict | None = None) -> str:
     "The text of REPORT.md: a headline of reproductions by verdict, then per paper the measured claims beside the paper's numbers, the other evidence classes apart, and what is not measured and why."
     vs = judged(recs)
     stale = {Path(r["notebook"]).name for r in runs or [] if r["status"] != "ok"}   # their records come from an older, good run
     commits = sorted({r.get("commit", "unknown") for r in recs.values()})
-    head = lambda p=None: [(c.paper, c.claim_id) for c in CLAIMS if evidence(c) in HEADLINE and (p is None or c.paper == p)]
+    papers = report_papers(recs, runs)
+    head = lambda p=None: [(c.paper, c.claim_id) for c in CLAIMS
+                           if evidence(c) in HEADLINE and (c.paper == p if p else c.paper in papers)]
     L = [f"# tpr_nb reproduction report: profile `{profile}`", "",
          f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb`; package {__version__}, commit {git_commit()}. "
          f"Its {len(recs)} records come from commit(s) {', '.join(f'`{h}`' for h in commits) or '–'}"
@@ -167,17 +260,22 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, fi
          "Each verdict is decided by the rules registered with the claim (`tpr_nb.claims`, `tpr_nb.report.verdict`), never by hand: "
          "`holds`/`fails` by the claim's rule; `inconclusive` when a model it depends on is not above chance, when its setting was "
          "chosen after seeing it (post hoc) and it has not been re-measured on fresh seeds, or when the rule decides differently "
-         "within one standard error over seeds; `invalid` when the run behind it diverged. The headline counts only reproductions "
+         "within one standard error over seeds; `invalid` when the run behind it diverged; `not measured (partial run)` when a run "
+         "with `--set` covered only part of the set (tasks, seeds, kinds ...) the claim is about. The headline counts only reproductions "
          "(claims the paper prints, derives or states); this project's diagnostics, identity checks (true by construction) and data "
          "statistics are listed apart and not counted.", "",
          "## Headline: reproductions by verdict", "", "| paper | holds | fails | inconclusive | invalid | not measured |", "|---|---:|---:|---:|---:|---:|"]
-    L += [f"| {p} | {_counts(head(p), vs)} |" for p in PAPERS] + [f"| **all** | {_counts(head(), vs)} |", ""]
+    L += [f"| {p} | {_counts(head(p), vs)} |" for p in papers] + [f"| **all** | {_counts(head(), vs)} |", ""]
+    if set(papers) != set(PAPERS): L += [f"This run covers {', '.join(papers) or 'no paper'}; the other papers are not part of it.", ""]
     if runs is not None and not runs:
         L += ["No experiment notebook ran: none exists yet, or `--only` matched none.", ""]
     if runs:
         L += ["## Notebooks run", "", "| notebook | status | wall s | error |", "|---|---|---:|---|"]
         L += [f"| {r['notebook']} | {r['status']} | {r['wall_s']:.0f} | {r.get('error', '')[:200]} |" for r in runs] + [""]
-    for p in PAPERS:
+        if any(r["status"] != "ok" for r in runs):
+            L += ["A notebook that did not run to its end recorded nothing: its last good records and executed copy are kept "
+                  "(flagged below as from its last good run).", ""]
+    for p in papers:
         claims = [c for c in CLAIMS if c.paper == p]
         mine = [(c, recs[(p, c.claim_id)], *vs[(p, c.claim_id)]) for c in claims if (p, c.claim_id) in recs]
         L += [f"## {p}", "", f"Reproductions: {_counts(head(p), vs)} (holds | fails | inconclusive | invalid | not measured).", ""]
@@ -190,9 +288,12 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, fi
             L += [f"### {title}", "", "| experiment | claim | evidence | source | metric | paper | ours | verdict | why | rule | seeds | commit |",
                   "|---|---|---|---|---|---:|---:|---|---|---|---|---|"]
             for c, r, vd, why in rows:
-                flag = (" (post hoc)" if post_hoc(c) else "") + (f" (stale: {r['notebook']} failed since)" if r.get("notebook") in stale else "")
+                flag = (" (post hoc)" if post_hoc(c) else "") + (f" (from its last good run: {r['notebook']} failed since)"
+                                                                 if r.get("notebook") in stale else "")
+                shown = f"{vd} (partial run)" if r.get("partial") else vd
                 L.append(f"| {c.experiment} | {c.claim_id} | {evidence(c)} | {c.source} | {c.metric} | {_fmt(c.paper_value)} | {_fmt(r['ours'])} "
-                         f"| **{vd}**{flag} | {why.replace('|', '/')} | `{r['rule']}` | {' '.join(map(str, r['seeds']))} | {r.get('commit', '')} |")
+                         f"| **{shown}**{flag} | {why.replace('|', '/')} | `{c.rule_for(r.get('profile'))}` | {' '.join(map(str, r['seeds']))} "
+                         f"| {r.get('commit', '')} |")
             L.append("")
         by_nb = {}
         for f in (figures or {}).get(p, []): by_nb.setdefault(Path(f).stem.rsplit("-", 1)[0], []).append(f)
@@ -216,18 +317,26 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, fi
 FIGURE_DIRS = dict(hrr_lm="hrr")   # a paper's folder under nbs/ (and figures/) where it differs from its name
 _COLOURS = dict(holds="tab:green", fails="tab:red", inconclusive="tab:orange", invalid="black")
 
-def plot_summary(recs: dict, path: Path):
-    "Bar chart of the reproductions (printed, derived, qualitative claims) per paper, by verdict."
+def _save(fig, path: Path, dpi: int):
+    "Save `fig` as the PNG `path` through `atomic_path` (a failed write leaves the old figure whole), and close it."
+    import matplotlib.pyplot as plt
+    try:
+        with atomic_path(path) as tmp: fig.savefig(tmp, dpi=dpi, format="png")
+    finally: plt.close(fig)
+
+def plot_summary(recs: dict, path: Path, papers=PAPERS):
+    "Bar chart of the reproductions (printed, derived, qualitative claims) of `papers`, by verdict."
     import matplotlib; matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-    vs = judged(recs); cnt = {p: dict.fromkeys([*VERDICTS, "not measured"], 0) for p in PAPERS}
+    papers = list(papers); vs = judged(recs); cnt = {p: dict.fromkeys([*VERDICTS, "not measured"], 0) for p in papers}
     for c in CLAIMS:
-        if evidence(c) in HEADLINE: cnt[c.paper][vs.get((c.paper, c.claim_id), ("not measured",))[0]] += 1
-    fig, ax = plt.subplots(figsize=(6, 2.8)); left = [0] * len(PAPERS)
+        if evidence(c) in HEADLINE and c.paper in cnt: cnt[c.paper][vs.get((c.paper, c.claim_id), ("not measured",))[0]] += 1
+    fig, ax = plt.subplots(figsize=(6, max(2.0, 0.9 + 0.4 * len(papers)))); left = [0] * len(papers)
     for lab, col in [*_COLOURS.items(), ("not measured", "lightgrey")]:
-        vals = [cnt[p][lab] for p in PAPERS]
-        ax.barh(PAPERS, vals, left=left, color=col, label=lab); left = [a + b for a, b in zip(left, vals)]
-    ax.set(xlabel="reproduction claims"); ax.legend(fontsize=7, loc="lower right"); fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
+        vals = [cnt[p][lab] for p in papers]
+        ax.barh(papers, vals, left=left, color=col, label=lab); left = [a + b for a, b in zip(left, vals)]
+    ax.set(xlabel="reproduction claims"); ax.legend(fontsize=7, loc="lower right"); fig.tight_layout()
+    _save(fig, path, 100)
 
 def plot_paper(recs: dict, paper: str, path: Path):
     "Every measured claim of `paper` that has a paper value: ours against the paper's (symmetric-log axes), coloured by verdict; the others as a strip of ours by verdict."
@@ -251,16 +360,29 @@ def plot_paper(recs: dict, paper: str, path: Path):
     if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=6)
     bx.set_xscale("symlog", linthresh=1); bx.set(yticks=range(len(VERDICTS)), yticklabels=VERDICTS, xlabel="ours",
                                                   title="no paper value (qualitative)")
-    fig.tight_layout(); fig.savefig(path, dpi=90); plt.close(fig)
+    fig.tight_layout()
+    _save(fig, path, 90)
+
+def read_runs_file(f: Path) -> list[dict]:
+    "The runs listed in a report folder's `runs.json` ([] when there is none); a damaged one is an error that names it and the fix."
+    f, fix = Path(f), "restore it from git, or delete it (the next `tpr-nb repro` starts a fresh list)"
+    if not f.exists(): return []
+    try: runs = json.loads(f.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"{f} is damaged ({e}): {fix}") from e
+    if not isinstance(runs, list) or not all(isinstance(r, dict) and {"notebook", "status"} <= set(r) for r in runs):
+        raise ValueError(f"{f} is damaged (not a list of runs, each with notebook and status): {fix}")
+    return runs
 
 def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None = None) -> Path:
-    "Write `REPORT.md`, `claims.csv`, `claims.png` and one `claims_<paper>.png` per paper for `profile` into `folder` (default: its report dir)."
+    "Write `REPORT.md`, `claims.csv`, `claims.png` and one `claims_<paper>.png` per paper it covers for `profile` into `folder` (default: its report dir)."
     folder = Path(folder or report_dir(profile)); folder.mkdir(parents=True, exist_ok=True)
-    if runs is None and (folder / "runs.json").exists(): runs = json.loads((folder / "runs.json").read_text())
+    if runs is None and (folder / "runs.json").exists(): runs = read_runs_file(folder / "runs.json")
     recs = {k: r for k, r in load_records(folder).items() if r["profile"] == profile}
+    papers = report_papers(recs, runs)
     write_claims_csv(folder / "claims.csv", recs, profile)
-    plot_summary(recs, folder / "claims.png")
-    for p in PAPERS: plot_paper(recs, p, folder / f"claims_{p}.png")
-    figs = {p: sorted(str(f.relative_to(folder)) for f in (folder / "figures" / FIGURE_DIRS.get(p, p)).glob("*.png")) for p in PAPERS}
-    (folder / "REPORT.md").write_text(report_markdown(recs, profile, runs, figs) + "\n\n![reproductions per paper, by verdict](claims.png)\n")
+    plot_summary(recs, folder / "claims.png", papers)
+    for p in papers: plot_paper(recs, p, folder / f"claims_{p}.png")
+    figs = {p: sorted(str(f.relative_to(folder)) for f in (folder / "figures" / FIGURE_DIRS.get(p, p)).glob("*.png")) for p in papers}
+    text = report_markdown(recs, profile, runs, figs) + "\n\n![reproductions per paper, by verdict](claims.png)\n"
+    write_atomic(folder / "REPORT.md", text)
     return folder / "REPORT.md"

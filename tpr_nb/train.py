@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_train.ipynb #98d32bc4
 from __future__ import annotations
-import fcntl, hashlib, json, os, platform, random, shutil, time, warnings
+import contextvars, fcntl, hashlib, importlib, json, os, platform, random, shutil, time, warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -19,12 +19,13 @@ from .profiles import PROFILES, Config, check_profile, table_keys, profile_confi
 _all_ = ["PROFILES", "Config", "check_profile", "table_keys", "profile_config"]   # re-exported for the notebooks
 
 # %% auto #0
-__all__ = ['TRAIN_FIELDS', 'RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'MODEL_JSON', 'MODEL_WEIGHTS', 'seed_everything',
-           'device_name', 'CheckpointError', 'save_checkpoint', 'latest_checkpoint', 'load_checkpoint', 'count_params',
-           'to_device', 'DivergedError', 'BudgetStop', 'TrainConfig', 'train_config', 'train_fingerprint', 'fit',
-           'map_runs', 'run_key', 'save_run', 'cached_run', 'unit_key', 'BusyError', 'UnitBusyError', 'held', 'holder',
-           'unit_lock', 'unit_holder', 'run_unit', 'ModelFileError', 'build', 'model_spec', 'save_model',
-           'model_folder', 'load_model', 'read_log', 'plot_curves', 'PROFILES', 'Config', 'check_profile', 'table_keys',
+__all__ = ['TRAIN_FIELDS', 'ROW_BOOKKEEPING', 'MODEL_JSON', 'MODEL_WEIGHTS', 'MODES', 'WARMUP_KINDS', 'RUN_KEY_IGNORE',
+           'UNIT_OWNER', 'UNIT_LOCK', 'MODEL_BUILDERS', 'seed_everything', 'device_name', 'CheckpointError',
+           'save_checkpoint', 'latest_checkpoint', 'load_checkpoint', 'count_params', 'to_device', 'DivergedError',
+           'BudgetStop', 'TrainConfig', 'train_config', 'train_fingerprint', 'fit', 'map_runs', 'run_key', 'save_run',
+           'cached_run', 'unit_key', 'BusyError', 'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder',
+           'run_unit', 'ModelFileError', 'register_builder', 'build', 'model_spec', 'save_model', 'model_folder',
+           'load_model', 'read_log', 'plot_curves', 'PROFILES', 'Config', 'check_profile', 'table_keys',
            'profile_config']
 
 # %% ../nbs/02_train.ipynb #0e512896
@@ -160,14 +161,20 @@ class TrainConfig:
     resume: bool = True
     progress: bool = True
     mixed_precision: str = "no"
+    row: dict | None = None               # the rest of the profile row (`train_config` fills it): settings beside these that
+                                          # shape the run, e.g. the size of its data; part of the checkpoint's fingerprint
 
 # %% ../nbs/02_train.ipynb #1c3fa83a
 TRAIN_FIELDS = tuple(f.name for f in fields(TrainConfig))
+ROW_BOOKKEEPING = ("progress", "workers", "seeds", "kinds", "profile")   # keys of a row that never shape one run
+_UNIT_KEYS = contextvars.ContextVar("unit_keys", default=None)          # inside `run_unit`: the settings that shape its unit
 
 def train_config(c: Config, seed: int = 0, names: dict | None = None, **fixed) -> TrainConfig:
-    "The `TrainConfig` of row `c` and `seed`: every field `c` names (as `names[field]` if given), then `fixed`."
+    "The `TrainConfig` of row `c` and `seed`: every field `c` names (as `names[field]` if given), the rest of `c` as `row`, then `fixed`."
     names = names or {}
-    kw = {f: c[names.get(f, f)] for f in TRAIN_FIELDS if names.get(f, f) in c}
+    kw = {f: c[names.get(f, f)] for f in TRAIN_FIELDS if names.get(f, f) in c and f != "row"}
+    used, keys = {names.get(f, f) for f in TRAIN_FIELDS}, _UNIT_KEYS.get()
+    kw["row"] = {k: c[k] for k in sorted(c) if k not in used and k not in ROW_BOOKKEEPING and (keys is None or k in keys)}
     kw.update(fixed, seed=seed)
     if missing := [f for f in ("max_steps", "eval_every", "lr") if f not in kw]:
         raise ValueError(f"no {', '.join(missing)} in the row or the fixed settings: a run's length, evaluation "
@@ -180,16 +187,38 @@ def _better(a, b, mode):
     "Whether `a` beats the best so far `b`: a non-finite value never does."
     return bool(np.isfinite(a)) and (b is None or (a < b if mode == "min" else a > b))
 
+def _write_json(f: Path, obj):
+    "Write `obj` as JSON to `f`: beside it first, then moved in, so a kill never leaves half a file."
+    tmp = f.with_name(f.name + ".tmp"); tmp.write_text(json.dumps(obj, indent=1)); os.replace(tmp, f)
+
 def _log(out: Path | None, rec: dict):
     if out is None: return
     with open(out / "metrics.jsonl", "a") as fh: fh.write(json.dumps(rec) + "\n")
 
+MODEL_JSON, MODEL_WEIGHTS = "model.json", "best.safetensors"   # in a run's folder: how to rebuild its model, and its best weights
+
 _RESUMABLE = ("out_dir", "resume", "progress", "max_steps", "patience", "time_budget_s")   # may change between a run and its resumption
 
 def train_fingerprint(cfg: TrainConfig, tag: str = "") -> str:
-    "A hash of the settings that shape a run (all but `_RESUMABLE`), and of `tag` (the model's settings): a checkpoint resumes only the same run."
-    d = {k: v for k, v in sorted(vars(cfg).items()) if k not in _RESUMABLE}
+    "A hash of the settings that shape a run (all but `_RESUMABLE`, the row's included), and of `tag` (the model's settings): a checkpoint resumes only the same run."
+    d = {k: v for k, v in sorted(vars(cfg).items()) if k not in _RESUMABLE and k != "row"}
+    row = {k: v for k, v in sorted((cfg.row or {}).items()) if k not in _RESUMABLE}
+    return hashlib.sha256(json.dumps([d, tag, row], sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+def _legacy_fingerprint(cfg: TrainConfig, tag: str = "") -> str:
+    "The fingerprint as checkpoints written before it covered the row have it: they resume as they did (their unit's key covers its row)."
+    d = {k: v for k, v in sorted(vars(cfg).items()) if k not in _RESUMABLE and k != "row"}
     return hashlib.sha256(json.dumps([d, tag], sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+MODES, WARMUP_KINDS = ("min", "max"), ("constant", "linear")   # `warmup_factor`: a constant factor, or a linear ramp from it
+
+def _check_train_config(cfg: TrainConfig):
+    "A `ValueError` naming a setting `fit` cannot run with: an unknown mode or warm-up kind, a run length or interval below 1."
+    if cfg.mode not in MODES: raise ValueError(f"mode {cfg.mode!r}: use 'min' (a loss) or 'max' (an accuracy)")
+    if cfg.warmup_kind not in WARMUP_KINDS: raise ValueError(f"warmup_kind {cfg.warmup_kind!r}: use one of {', '.join(WARMUP_KINDS)}")
+    for k in ("max_steps", "eval_every"):
+        v = getattr(cfg, k)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"{k} = {v!r}: it must be a positive integer")
 
 def _replay_log(out: Path, step: int) -> list[dict]:
     "The evaluations logged up to `step` (the checkpoint's); the log is cut back to them, so a resumed run never repeats a step."
@@ -213,6 +242,7 @@ def _discard(out: Path, why: str):
 def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequence], loss_fn: Callable,
         evaluate: Callable[[nn.Module], dict], cfg: TrainConfig, tag: str = "") -> tuple[nn.Module, list[dict]]:
     "Train `make_model(seed)` on `batches(epoch)`; return the model with its best weights and the evaluation history (`tag`: the model's settings, part of the checkpoint's fingerprint)."
+    _check_train_config(cfg)
     from accelerate import Accelerator
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
     out = Path(cfg.out_dir) if cfg.out_dir else None
@@ -221,7 +251,8 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
     if out and cfg.resume and (ck := latest_checkpoint(out / "checkpoint")):
         try: old = json.loads((ck / "state.json").read_text())["trainer"].get("config")
         except Exception: old = None                           # load_checkpoint below names the damage
-        if old is not None and old != fp: _discard(out, f"its checkpoint {ck} was written by a run with other settings")
+        if old is not None and old not in (fp, _legacy_fingerprint(cfg, tag)):
+            _discard(out, f"its checkpoint {ck} was written by a run with other settings")
     elif out and not cfg.resume and (out / "checkpoint").exists(): _discard(out, "resume=False")
     while True:
         seed_everything(cfg.seed + 1000 * restarts)
@@ -234,6 +265,9 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
         if ckpt and cfg.resume and (ck := latest_checkpoint(ckpt)):
             st = load_checkpoint(ck, acc.unwrap_model(model), opt); restarts = st["restarts"]; st["config"] = fp
             history = _replay_log(out, st["step"])
+            if st.get("best") is not None and not (out / MODEL_WEIGHTS).exists():
+                raise CheckpointError(f"{out / MODEL_WEIGHTS} is missing, but the checkpoint {ck} says the best weights were saved "
+                                      f"at step {st['best_step']}: restore it, or delete {out} to train the run afresh")
             acc.print(f"resumed from {ck} at step {st['step']}")
         keep = {}                                             # the best weights, in memory, for runs without out_dir
         try:
@@ -245,9 +279,14 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
             acc.print(f"loss is not finite at step {st['step']} during warm-up: re-initialising (restart {restarts})")
             _log(out, dict(event="nan_restart", step=st["step"], restart=restarts))
             if ckpt: shutil.rmtree(ckpt, ignore_errors=True)
-    if out and (out / "best.safetensors").exists():
-        try: acc.unwrap_model(model).load_state_dict(load_file(out / "best.safetensors"))
-        except Exception as e: raise CheckpointError(f"{out / 'best.safetensors'} is truncated or corrupt ({type(e).__name__}: {e})") from e
+    if st["best"] is None:
+        seen = [(h.get("step"), h.get(cfg.monitor)) for h in history][:4]
+        raise DivergedError(f"the validation {cfg.monitor} was NaN at every evaluation (or infinite; step, value: {seen}"
+                            f"{' ...' if len(history) > 4 else ''}): no weights are worth returning")
+    if out and (out / MODEL_WEIGHTS).exists():
+        try: acc.unwrap_model(model).load_state_dict(load_file(out / MODEL_WEIGHTS))
+        except Exception as e: raise CheckpointError(f"{out / MODEL_WEIGHTS} is truncated or corrupt ({type(e).__name__}: {e})") from e
+        if getattr(acc.unwrap_model(model), "_spec", None): _keep_spec(out, acc.unwrap_model(model))   # now with its weights' sha256
     elif keep: acc.unwrap_model(model).load_state_dict(keep["weights"])
     return acc.unwrap_model(model), history
 
@@ -294,7 +333,8 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep) -> boo
         keep["weights"] = {k: t.detach().clone() for k, t in acc.unwrap_model(model).state_dict().items()}
         if out:                                                   # written beside, then moved: a kill never leaves half a file
             save_file({k: t.detach().cpu().contiguous() for k, t in acc.unwrap_model(model).state_dict().items()}, out / "best.tmp")
-            os.replace(out / "best.tmp", out / "best.safetensors")
+            os.replace(out / "best.tmp", out / MODEL_WEIGHTS)
+            if getattr(acc.unwrap_model(model), "_spec", None): _keep_spec(out, acc.unwrap_model(model))   # with the weights' sha256
     else:
         st["bad_evals"] += 1
         if cfg.plateau_factor: st["scale"] *= cfg.plateau_factor
@@ -336,16 +376,28 @@ def run_key(name: str, seed: int, c: Config, ignore=RUN_KEY_IGNORE) -> str:
     return f"{name}_s{seed}_{h}"
 
 def save_run(run: dict, folder: Path, c: Config, ignore=RUN_KEY_IGNORE):
-    "A run's `state` as safetensors, everything else as JSON, under `folder`."
+    "A run's `state` as safetensors, everything else as JSON, under `folder`; each file written beside, then moved in."
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True); key = run_key(run["name"], run["seed"], c, ignore)
-    save_file({k: v.contiguous() for k, v in run["state"].items()}, folder / f"{key}.safetensors")
-    (folder / f"{key}.json").write_text(json.dumps({k: v for k, v in run.items() if k != "state"}, indent=1))
+    save_file({k: v.contiguous() for k, v in run["state"].items()}, folder / f"{key}.safetensors.tmp")
+    os.replace(folder / f"{key}.safetensors.tmp", folder / f"{key}.safetensors")
+    _write_json(folder / f"{key}.json", {k: v for k, v in run.items() if k != "state"})
+
+def _kept_run(key: Path) -> dict:
+    "The run kept as `key`.json and `key`.safetensors; a damaged file is an error that names it and the fix."
+    fix = "delete it, or call again with retrain=True, to run it afresh"
+    j, w = key.with_name(key.name + ".json"), key.with_name(key.name + ".safetensors")
+    try: rec = json.loads(j.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"{j} is damaged ({e}): {fix}") from e
+    if not isinstance(rec, dict): raise ValueError(f"{j} is damaged (a {type(rec).__name__}, not a run's record): {fix}")
+    try: state = load_file(w)
+    except Exception as e: raise ValueError(f"{w} is damaged ({type(e).__name__}: {e}): {fix}") from e
+    return dict(rec, state=state, cached=True)
 
 def cached_run(name: str, seed: int, c: Config, folder: Path, run_fn: Callable, retrain: bool = False, ignore=RUN_KEY_IGNORE) -> dict:
     "The run saved under `folder` for these settings, or (also when `retrain`) a fresh `run_fn(name, seed, c)`, then saved."
     key = Path(folder) / run_key(name, seed, c, ignore)
-    if not retrain and key.with_suffix(".json").exists() and key.with_suffix(".safetensors").exists():
-        return dict(json.loads(key.with_suffix(".json").read_text()), state=load_file(key.with_suffix(".safetensors")), cached=True)
+    if not retrain and key.with_name(key.name + ".json").exists() and key.with_name(key.name + ".safetensors").exists():
+        return _kept_run(key)
     run = run_fn(name, seed, c); save_run(run, folder, c, ignore)
     return dict(run, cached=False)
 
@@ -389,21 +441,30 @@ def unit_holder(out: Path) -> int | None:
     "The pid of the process training the unit in folder `out` now, else None."
     return holder(Path(out) / UNIT_LOCK)
 
-def _kept_record(f: Path) -> dict:
-    try: return dict(json.loads(f.read_text()), cached=True)
-    except json.JSONDecodeError as e: raise ValueError(f"unit record {f} is damaged ({e}): delete it to train the unit again") from e
+def _kept_record(f: Path, key: str) -> dict:
+    "The unit record `f` of unit `key`; an error naming it when it is damaged or holds another unit's record."
+    try: rec = json.loads(f.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"unit record {f} is damaged ({e}): delete it to train the unit again") from e
+    if not isinstance(rec, dict): raise ValueError(f"unit record {f} is damaged (not a record): delete it to train the unit again")
+    if rec.get("unit") != key:
+        raise ValueError(f"unit record {f} holds the record of unit {rec.get('unit')}, not {key} (copied or renamed?): "
+                         f"its results are not this unit's. Delete it to train the unit, or restore it from git")
+    return dict(rec, cached=True)
 
 def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None, **kw) -> dict:
     "The record of unit (`name`, `seed`) kept in `folder`, else `fn(name, seed, c, out_dir=<cache>/units/<key>, **kw)`, resumable, its record then kept (JSON, no `state`)."
     key = unit_key(name, seed, c, keys)
     f = Path(folder) / f"{key}.json"
-    if f.exists(): return _kept_record(f)
+    if f.exists(): return _kept_record(f, key)
     from tpr_nb.data import cache_dir
     out = cache_dir() / "units" / key; out.mkdir(parents=True, exist_ok=True)
     with unit_lock(out):
-        if f.exists(): return _kept_record(f)                                      # finished by another run meanwhile
+        if f.exists(): return _kept_record(f, key)                                    # finished by another run meanwhile
         (out / UNIT_OWNER).write_text(json.dumps(dict(record=str(f.resolve()))))  # where this unit's record will go (`tpr-nb units`)
-        rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
+        token = _UNIT_KEYS.set(None if keys is None else tuple(keys))               # `train_config` keeps only these in `row`
+        try: rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
+        finally: _UNIT_KEYS.reset(token)
         f.parent.mkdir(parents=True, exist_ok=True); tmp = f.with_suffix(".tmp")
         tmp.write_text(json.dumps(dict(rec, unit=key), indent=1)); os.replace(tmp, f)
     return dict(rec, unit=key, cached=False)
@@ -411,8 +472,6 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
 # %% ../nbs/02_train.ipynb #4374a10b
 class ModelFileError(CheckpointError):
     "A kept model cannot be loaded: its files are missing or damaged, or its weights do not fit the model its JSON describes."
-
-MODEL_JSON, MODEL_WEIGHTS = "model.json", "best.safetensors"
 
 def _to_json(v, where: str):
     "A constructor argument as JSON: built modules as `{'__module__': call}`, dtypes as `{'__dtype__': name}`."
@@ -425,34 +484,65 @@ def _to_json(v, where: str):
     if v is None or isinstance(v, (bool, int, float, str)): return v
     raise ValueError(f"{where}: a {type(v).__name__} cannot be kept as JSON (numbers, strings, lists, dicts, dtypes and built modules can)")
 
-def _resolve(call: str):
-    "The class or function named `module:qualname`, which must live in `tpr_nb`."
-    import importlib
+MODEL_BUILDERS = {   # the only calls a model file may name, 'module:qualname' -> what it builds (`register_builder` adds one)
+    "tpr_nb.tpr_rnn.model:TPRRNN": "TPR-RNN (Schlag & Schmidhuber 2018)",
+    "tpr_nb.tpr_rnn.model:LSTMReader": "the LSTM baseline of the bAbI experiments",
+    "tpr_nb.tpru.training:EntailmentModel": "the TPRU paper's plain entailment classifier (App. C.1)",
+    "tpr_nb.tpru.training:BiDAFModel": "the TPRU paper's BiDAF entailment classifier (App. C.2)",
+    "tpr_nb.tpru.training:RNNLM": "the TPRU paper's language model (App. C.3)",
+    "tpr_nb.urn.model:URN": "the unitary recurrent network (Bernardy & Lappin 2022)",
+    "tpr_nb.urn.model:LSTMTagger": "the LSTM baseline of the URN experiments",
+    "tpr_nb.hrr.model:LSTMLM": "the LSTM language model baseline of the HRR paper",
+    "tpr_nb.hrr.model:HRRLM": "the HRR language model (Sun et al.)",
+    "tpr_nb.hrr.chunk_model:ChunkHRR": "the HRR chunk-level language model",
+    "tpr_nb.hubert.model:HUBERT": "HUBERT (Moradshahi et al.) and its BERT baselines",
+    "tpr_nb.hubert.model:tiny_bert": "a small random BERT encoder (tests, the smoke profile)",
+    "tpr_nb.hubert.model:load_encoder": "the pretrained BERT encoder, from local files",
+}
+
+def _call_name(obj) -> str: return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', type(obj).__name__)}"
+
+def register_builder(obj: Callable, what: str = "") -> Callable:
+    "Add the class or function `obj` of `tpr_nb` to `MODEL_BUILDERS`, so models it builds can be kept and loaded by name; returns `obj` (a decorator)."
+    call = _call_name(obj)
+    if not call.startswith(("tpr_nb:", "tpr_nb.")) or "<locals>" in call:
+        raise ValueError(f"{call} is not importable from tpr_nb by name (defined in a notebook or a function?): it cannot be a model builder")
+    MODEL_BUILDERS[call] = what or (obj.__doc__ or "").split("\n")[0]
+    return obj
+
+def _resolve(call) -> Callable:
+    "The registered model builder named `call` ('module:qualname', a key of `MODEL_BUILDERS`); any other name is refused."
+    if not isinstance(call, str) or call not in MODEL_BUILDERS:
+        raise ModelFileError(f"{call!r} is not a registered model builder: a kept model names a class or function of tpr_nb "
+                             f"listed in tpr_nb.train.MODEL_BUILDERS ({', '.join(sorted(MODEL_BUILDERS))}); nothing else is called")
     mod, _, name = call.partition(":")
-    if not (mod == "tpr_nb" or mod.startswith("tpr_nb.")) or not name:
-        raise ModelFileError(f"{call!r}: a kept model names a class or function of tpr_nb as 'module:qualname'")
     obj = importlib.import_module(mod)
-    try:
-        for part in name.split("."): obj = getattr(obj, part)
-    except AttributeError: raise ModelFileError(f"{call!r} does not exist in this version of tpr_nb") from None
+    for part in name.split("."): obj = getattr(obj, part, None)
+    if obj is None or _call_name(obj) != call: raise ModelFileError(f"{call!r} does not exist in this version of tpr_nb")
     return obj
 
 def _from_json(v):
     if isinstance(v, dict):
         if set(v) == {"__module__"}: return _rebuild(v["__module__"])
-        if set(v) == {"__dtype__"}: return getattr(torch, v["__dtype__"])
+        if set(v) == {"__dtype__"}:
+            dt = getattr(torch, str(v["__dtype__"]), None)
+            if not isinstance(dt, torch.dtype): raise ModelFileError(f"{v['__dtype__']!r} is not a torch dtype")
+            return dt
         return {k: _from_json(x) for k, x in v.items()}
     return [_from_json(x) for x in v] if isinstance(v, list) else v
 
 def _rebuild(spec: dict) -> nn.Module:
-    return build(_resolve(spec["call"]), **{k: _from_json(v) for k, v in spec["kwargs"].items()})
+    if not isinstance(spec, dict) or not isinstance(spec.get("kwargs"), dict):
+        raise ModelFileError(f"a model call must be {{'call': 'module:qualname', 'kwargs': {{...}}}}; got {str(spec)[:200]}")
+    return build(_resolve(spec.get("call")), **{k: _from_json(v) for k, v in spec["kwargs"].items()})
 
 def _call_spec(cls: Callable, args, kwargs, info) -> dict:
     "The call `cls(*args, **kwargs)` as JSON; a `ValueError` saying why when it cannot be rebuilt by name."
     import inspect
-    call = f"{cls.__module__}:{cls.__qualname__}"
-    if not (cls.__module__ == "tpr_nb" or cls.__module__.startswith("tpr_nb.")) or "<locals>" in cls.__qualname__:
-        raise ValueError(f"{call} is not importable from tpr_nb by name (defined in a notebook or a function?)")
+    call = _call_name(cls)
+    if call not in MODEL_BUILDERS:
+        raise ValueError(f"{call} is not a registered model builder (tpr_nb.train.MODEL_BUILDERS; `register_builder` adds a class "
+                         f"or function of tpr_nb): a model file may name no other")
     sig = inspect.signature(cls)
     if any(p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) for p in sig.parameters.values()):
         raise ValueError(f"{call} has positional-only or *args parameters, which cannot be named in JSON")
@@ -477,15 +567,24 @@ def model_spec(model: nn.Module) -> dict:
         raise ValueError(f"this {type(model).__name__} cannot be rebuilt from JSON: " + getattr(model, "_spec_why", "it was not made by build()"))
     return dict(format="tpr_nb.model", version=1, **model._spec, weights=MODEL_WEIGHTS)
 
-def _write_json(f: Path, obj):
-    tmp = f.with_name(f.name + ".tmp"); tmp.write_text(json.dumps(obj, indent=1)); os.replace(tmp, f)
+def _sha256(f: Path) -> str:
+    h = hashlib.sha256()
+    with open(f, "rb") as fh:
+        for b in iter(lambda: fh.read(1 << 20), b""): h.update(b)
+    return h.hexdigest()
+
+def _keep_spec(folder: Path, model: nn.Module, spec: dict | None = None):
+    "Write `model.json` into `folder`: the model's spec (or `spec`) with the sha256 of the weights beside it."
+    spec = dict(spec or model_spec(model)); spec["sha256"] = _sha256(Path(folder) / spec["weights"])
+    _write_json(Path(folder) / MODEL_JSON, spec)
 
 def save_model(model: nn.Module, folder: Path, **info) -> Path:
-    "Write `model.json` (its `model_spec`, `info` added) and `best.safetensors` (its weights) into `folder`."
+    "Write `best.safetensors` (its weights) and `model.json` (its `model_spec`, `info` added, the weights' sha256) into `folder`."
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
     spec = model_spec(model); spec["info"] = {**spec["info"], **_to_json(info, "info")}
-    save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, folder / MODEL_WEIGHTS)
-    _write_json(folder / MODEL_JSON, spec)
+    save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, folder / (MODEL_WEIGHTS + ".tmp"))
+    os.replace(folder / (MODEL_WEIGHTS + ".tmp"), folder / MODEL_WEIGHTS)
+    _keep_spec(folder, model, spec)
     return folder
 
 # %% ../nbs/02_train.ipynb #058a6a89
@@ -498,8 +597,30 @@ def model_folder(key_or_path) -> Path:
     if q.is_dir(): return q
     raise ModelFileError(f"no kept model {str(key_or_path)!r}: it is not a folder or file, nor a unit key under {cache_dir() / 'units'}")
 
+def _check_weights(w: Path, weights: dict, model: nn.Module):
+    "A `ModelFileError` naming `w` when a tensor has another dtype than `model` expects, or a value that is not finite."
+    want = model.state_dict()
+    for k, t in weights.items():
+        if k in want and t.dtype != want[k].dtype:
+            raise ModelFileError(f"{w}: {k} is {str(t.dtype).removeprefix('torch.')}, but the model expects "
+                                 f"{str(want[k].dtype).removeprefix('torch.')}: refused (weights are never cast on loading)")
+        if (t.is_floating_point() or t.is_complex()) and not bool(torch.isfinite(t).all()):
+            n = int((~torch.isfinite(t)).sum())
+            raise ModelFileError(f"{w}: {k} has {n} value{'s' if n > 1 else ''} that {'are' if n > 1 else 'is'} not finite (NaN or inf): refused")
+
+def _check_sha(w: Path, spec: dict, f: Path):
+    "A `ModelFileError` naming `w` unless its sha256 is the one `model.json` (`f`) gives."
+    got, want = _sha256(w), spec.get("sha256")
+    if want is None:
+        raise ModelFileError(f"{f} gives no sha256 of {w.name}: a kept model's weights are checked before use (a model kept before "
+                             f"weights were checksummed, or a run stopped before its first evaluation). If you trust {w}, add "
+                             f"\"sha256\": \"{got}\" to {f}")
+    if got != want:
+        raise ModelFileError(f"{w}: its sha256 {got} does not match the {want} that {f} gives: the weights were changed or damaged "
+                             f"after they were kept (or a run was stopped between writing the two files); restore them, or train again")
+
 def load_model(key_or_path, device: str = "cpu") -> nn.Module:
-    "Rebuild a kept model from its `model.json` and load its `best.safetensors` (a unit key, or a folder); in eval mode."
+    "Rebuild a kept model from its `model.json` (a registered builder, called with its JSON arguments) and load its `best.safetensors`, checked (sha256, dtypes, finite values); a unit key or a folder; in eval mode."
     folder = model_folder(key_or_path); f = folder / MODEL_JSON
     if not f.exists():
         raise ModelFileError(f"{f} is missing: {folder} has no model configuration (runs trained before configurations were kept "
@@ -508,16 +629,21 @@ def load_model(key_or_path, device: str = "cpu") -> nn.Module:
     except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ModelFileError(f"{f} is damaged: {e}") from e
     if not isinstance(spec, dict) or spec.get("format") != "tpr_nb.model" or not {"call", "kwargs"} <= set(spec):
         raise ModelFileError(f"{f} is not a tpr_nb model configuration (it needs format 'tpr_nb.model', call and kwargs)")
-    w = folder / spec.get("weights", MODEL_WEIGHTS)
+    name = spec.get("weights", MODEL_WEIGHTS)
+    if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name:
+        raise ModelFileError(f"{f}: weights {name!r} is not the name of a file beside it")
+    w = folder / name
     if not w.exists(): raise ModelFileError(f"{w} is missing: {f} describes the model, but its weights are not beside it")
     try: weights = load_file(w)
     except Exception as e: raise ModelFileError(f"{w} is truncated or corrupt ({type(e).__name__}: {e})") from e
     with torch.random.fork_rng(devices=[]):              # building initialises weights: leave the caller's RNG as it was
         try: model = _rebuild(spec)
         except TypeError as e: raise ModelFileError(f"{f}: {spec['call']} does not take these arguments ({e})") from e
+    _check_weights(w, weights, model)
     try: model.load_state_dict(weights)
     except RuntimeError as e:
         raise ModelFileError(f"{w} does not fit the model {f} describes ({spec['call']}): " + " ".join(str(e).split())[:600]) from e
+    _check_sha(w, spec, f)
     model._spec = dict(call=spec["call"], kwargs=spec["kwargs"], info=spec.get("info", {}))
     return model.to(device).eval()
 

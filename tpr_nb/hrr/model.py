@@ -64,7 +64,7 @@ class LSTMLM(nn.Module):
         self.drop = nn.Dropout(dropout)
         for p in [*self.rnn.parameters(), self.emb.weight]: nn.init.uniform_(p, -init_range, init_range)
 
-    def embed(self, ids: Tensor) -> Tensor: return self.emb(ids)
+    def embed(self, ids: Tensor) -> Tensor: return self.emb(check_ids(ids, self.emb.num_embeddings, "word ids"))
     def hidden(self, ids: Tensor, state=None) -> tuple[Tensor, tuple]:
         "Top-layer outputs for every position and the final state."
         h, state = self.rnn(self.drop(self.embed(ids)), state)

@@ -12,6 +12,7 @@ import torch.nn.functional as Fn
 from torch import Tensor
 from fastcore.basics import patch
 from ..algebra import bind, double_soft_orthogonality
+from ..data import check_ids
 
 # %% auto #0
 __all__ = ['AGGREGATIONS', 'KINDS', 'TRANSFER_PARTS', 'TRANSFER_COMBOS', 'minilm_path', 'encoder_path', 'load_tokenizer',
@@ -155,6 +156,11 @@ def features(self: HUBERT, input_ids: Tensor, attention_mask: Tensor, token_type
     if input_ids.dim() != 2 or input_ids.shape[1] == 0: raise ValueError(f"input_ids must be (batch, tokens) with at least one token; got {tuple(input_ids.shape)}")
     if (attention_mask.sum(1) == 0).any():
         raise ValueError(f"rows {(attention_mask.sum(1) == 0).nonzero().flatten().tolist()[:5]} of attention_mask have no token: every sequence needs one")
+    check_ids(input_ids, self.encoder.config.vocab_size, "input_ids")
+    if token_type_ids is not None:
+        if token_type_ids.shape != input_ids.shape:
+            raise ValueError(f"token_type_ids must have the shape of input_ids {tuple(input_ids.shape)}; got {tuple(token_type_ids.shape)}")
+        check_ids(token_type_ids, self.encoder.config.type_vocab_size, "token_type_ids")
     v = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
     sel = None
     if self.lstm is not None:

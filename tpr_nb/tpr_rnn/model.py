@@ -11,7 +11,7 @@ from ..data import check_ids
 
 # %% auto #0
 __all__ = ['SentenceEncoder', 'mlp', 'mlps', 'memory_update', 'memory_terms', 'read_terms', 'dense_memory', 'ScalarLayerNorm',
-           'TPRRNN', 'LSTMReader']
+           'check_story_counts', 'TPRRNN', 'LSTMReader']
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #1412e549
 class SentenceEncoder(nn.Module):
@@ -96,6 +96,14 @@ class ScalarLayerNorm(nn.Module):
         return self.gain * d / torch.sqrt(d.pow(2).mean(-1, keepdim=True) + self.eps) + self.bias
 
 # %% ../../nbs/tpr_rnn/00_model.ipynb #b47ccf91
+def check_story_counts(n_sent: Tensor, story: Tensor) -> Tensor:
+    "`n_sent`, if it holds one integer in 1..T per story of `story` `(B, T, k)`; else an error that says what is wrong."
+    B, T = story.shape[:2]
+    if n_sent.shape != (B,) or n_sent.is_floating_point() or n_sent.is_complex() or n_sent.dtype == torch.bool \
+       or (B and (int(n_sent.min()) < 1 or int(n_sent.max()) > T)):
+        raise ValueError(f"n_sent must be {B} integers in 1..{T} (each story's number of sentences); got {n_sent.tolist()[:8]}")
+    return n_sent
+
 class TPRRNN(nn.Module):
     "Schlag & Schmidhuber's TPR-RNN: input module (Eq. 5), update module (Eqs. 6-14), inference module (Eqs. 15-20)."
     def __init__(self, vocab_size: int, max_words: int, d_entity: int = 15, d_relation: int = 10,
@@ -122,7 +130,7 @@ class TPRRNN(nn.Module):
 
     def terms(self, story: Tensor, n_sent: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         "The state $F_T$ after reading each story, as its rank-one terms `(a, b, z)` (`memory_terms`)."
-        rep = self.representations(story[:, : int(n_sent.max())], n_sent)
+        rep = self.representations(story[:, : int(check_story_counts(n_sent, story).max())], n_sent)
         return memory_terms(*(rep[k] for k in ("e1", "e2", "r1", "r2", "r3")), move=self.move, backlink=self.backlink)
 
     def memory(self, story: Tensor, n_sent: Tensor) -> Tensor:
@@ -152,6 +160,7 @@ class LSTMReader(nn.Module):
         self.out = nn.Linear(d_hidden + d_symbol, vocab_size)
 
     def forward(self, story: Tensor, n_sent: Tensor, question: Tensor) -> Tensor:
+        check_story_counts(n_sent, story)
         packed = nn.utils.rnn.pack_padded_sequence(self.story_enc(story), n_sent.cpu(), batch_first=True, enforce_sorted=False)
         _, (h, _) = self.lstm(packed)
         return self.out(torch.cat([h[-1], self.query_enc(question)], -1))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv, gzip, io
 from collections import Counter
 import torch
-from ..data import load_ud_ewt, load_linzen_testset, locate, Vocab, pad, DataMissingError
+from ..data import load_ud_ewt, load_linzen_testset, locate, tsv_rows, Vocab, pad, DataMissingError
 
 # %% auto #0
 __all__ = ['NUMBERS', 'agreement_instances', 'ud_agreement', 'verb_number', 'linzen_test_agreement', 'parse_linzen_tsv',
@@ -66,13 +66,14 @@ def linzen_test_agreement() -> tuple[list[dict], int]:
     return out, dropped
 
 # %% ../../nbs/urn/02_agreement.ipynb #bfa78a6c
-def parse_linzen_tsv(text: str) -> list[dict]:
-    "Instances from the text of Linzen et al.'s dependency TSV."
+def parse_linzen_tsv(text: str, source: str = "<text>") -> list[dict]:
+    "Instances from the text of Linzen et al.'s dependency TSV (read from `source`); a malformed row is an error naming `source` and the row."
     out = []
-    for row in csv.DictReader(io.StringIO(text), delimiter="\t"):
+    cols = ("sentence", "verb_index", "verb_pos", "n_diff_intervening")
+    for i, row in tsv_rows(text, source, cols, ints=("verb_index", "n_diff_intervening")):     # the file has no published checksum
         words, v = row["sentence"].split(), int(row["verb_index"]) - 1
         if not 0 <= v < len(words):      # 1-based: 0 would put the verb (the label) into the prefix
-            raise ValueError(f"verb_index {row['verb_index']} is outside the sentence (1..{len(words)}): {row['sentence'][:80]!r}")
+            raise ValueError(f"{source}, row {i}: verb_index {row['verb_index']} is outside the sentence (1..{len(words)}): {row['sentence'][:80]!r}")
         if row["verb_pos"] not in ("VBZ", "VBP"): continue
         out.append(dict(prefix=[w.lower() for w in words[:v]], label=int(row["verb_pos"] == "VBP"),
                         attractors=int(row["n_diff_intervening"]), verb=words[v].lower()))
@@ -81,7 +82,7 @@ def parse_linzen_tsv(text: str) -> list[dict]:
 def linzen_corpus() -> list[dict]:
     "All instances of the full Linzen et al. corpus; raises `DataMissingError` (with how to get it) when it is absent."
     path = locate("linzen_agreement", "agr_50_mostcommon_10K.tsv.gz")
-    with gzip.open(path, "rt", encoding="utf-8") as fh: return parse_linzen_tsv(fh.read())
+    with gzip.open(path, "rt", encoding="utf-8") as fh: return parse_linzen_tsv(fh.read(), str(path))
 
 # %% ../../nbs/urn/02_agreement.ipynb #b3857c70
 def agreement_vocab(instances: list[dict], min_count: int = 2) -> Vocab:

@@ -77,7 +77,7 @@ class URN(nn.Module):
     def phrase_matrix(self, tokens: Tensor) -> Tensor:
         "The unitary embedding of a phrase (1-d ids): `Q(x_k) ... Q(x_1)`."
         M = torch.eye(self.n, device=self.s0.device, dtype=self.s0.dtype)
-        for Qx in self.orthogonal(tokens): M = Qx @ M
+        for Qx in self.orthogonal(check_ids(tokens, self.generator.num_embeddings)): M = Qx @ M
         return M
 
 # %% ../../nbs/urn/00_model.ipynb #941078c4
@@ -123,5 +123,5 @@ class LSTMTagger(nn.Module):
         self.lstm = nn.LSTM(d_embed, d_hidden, batch_first=True)
         self.readout = nn.Linear(d_hidden, n_out)
 
-    def states(self, tokens: Tensor) -> Tensor: return self.lstm(self.embed(tokens))[0]
+    def states(self, tokens: Tensor) -> Tensor: return self.lstm(self.embed(check_ids(tokens, self.embed.num_embeddings)))[0]
     def forward(self, tokens: Tensor) -> Tensor: return self.readout(self.states(tokens))
