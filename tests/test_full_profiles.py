@@ -151,20 +151,27 @@ def _tiny_pairs():
     ds.info.description = "two hand-written pairs"
     return ds
 
+def c_bi(arch: str) -> bool:
+    "Whether the full row of `arch` ('plain', 'bidaf') trains bidirectional encoders (the paper's, Table 2)."
+    return arch in ("plain", "bidaf") and bool(full(tpru.ENTAIL).get("bidirectional", False))
+
 @pytest.mark.parametrize("arch,layers,name", _entail_jobs())
 def test_tpru_entailment_full(arch, layers, name, spy):
-    bi = arch == "bidirectional"                                  # the plain architecture, both directions
+    bi = arch == "bidirectional" or c_bi(arch)                    # both directions: the diagnostic, and full's plain
     c = full(tpru.ENTAIL, **dict(bidaf=dict(arch="bidaf"), bidirectional=dict(bidirectional=True)).get(arch, {}))
     kw = dict(lr=c.lr_grid[0], n_valid=2, n_test=2, n_probe=2, batch_size=2, eval_batch_size=2, **STEP)
     if layers == 1: kw["layers"] = 1
     try: run = tpru.run_entailment(name, 0, Config(c, **kw), train=_tiny_pairs())
     except DataMissingError as e: pytest.skip(f"logical entailment sets are not available: {e}")
     model = check_step(spy.runs[-1])
-    assert run["arch"] == ("plain" if bi else arch) and run["layers"] == layers and run["params"] == n_params(model)
+    assert run["arch"] == ("plain" if arch == "bidirectional" else arch) and run["layers"] == layers and run["params"] == n_params(model)
     assert run["bidirectional"] == bi
-    if arch == "plain" and layers == 2 and name == "gru":       # Table 2 '# params', the one the paper's formula matches
-        cl = get_claim("tpru", "le_plain_gru")
-        assert eval_rule(cl.rule_for(FULL), run["encoder_params"] / 1000, cl.paper_value), run["encoder_params"]
+    if arch == "plain" and layers == 2 and name in ("tpru-512x8", "lstm"):   # Table 2 '# params', by the paper's rule
+        from tpr_nb.tpru.cell import paper_rule_params
+        kind = tpru.parse_spec(name)[0]
+        cl = get_claim("tpru", f"le_plain_{'tpru512' if kind == 'tpru' else kind}")
+        ours = paper_rule_params(kind, c.d, 2, c.bidirectional) / 1000
+        assert eval_rule(cl.rule_for(FULL), ours, cl.paper_value), ours
 
 # =================================================================================== tpru: LANG (Table 4, d=1024)
 @pytest.mark.parametrize("name", full(tpru.LANG).kinds)

@@ -11,7 +11,7 @@ import pandas as pd
 from ..data import Vocab, load_ud_ewt, pad, ptb_token
 
 # %% auto #0
-__all__ = ['tagged_sentences', 'selected_roles', 'pmi_table', 'word_contexts']
+__all__ = ['tagged_sentences', 'selected_roles', 'pmi_table', 'word_contexts', 'pmi_log_base', 'pos_tag_source']
 
 # %% ../../nbs/tpru/04_analysis.ipynb #40addda7
 def tagged_sentences(split: str, vocab: Vocab, limit: int | None = None) -> list[dict]:
@@ -57,3 +57,18 @@ def word_contexts(model, sents: list[dict], word_id: int, eos: int, layer: int =
                 ws = s.get("words") or [str(t) for t in s["ids"]]
                 rows.append(dict(role=rs[i], context=" ".join(ws[max(0, i - width): i] + [f"[{ws[i]}]"] + ws[i + 1: i + 1 + width])))
     return pd.DataFrame(rows, columns=["role", "context"]).sort_values("role").reset_index(drop=True)
+
+# %% ../../nbs/tpru/04_analysis.ipynb #b5246e43
+from ..protocol import protocol_fact
+
+@protocol_fact
+def pmi_log_base(row) -> str:
+    "The logarithm `pmi_table` takes: one tag always with one role, at half the tokens, gives PMI log(2)."
+    v = pmi_table(["A", "A", "B", "B"], [0, 0, 1, 1], min_count=1).set_index("tag").loc["A", "top1"]
+    return {1.0: "log2 (bits)", round(math.log(2), 12): "ln (nats)"}.get(round(v, 12), f"other ({v})")
+
+@protocol_fact
+def pos_tag_source(row) -> str:
+    "Where `tagged_sentences` takes its tags: UD English-EWT's gold UPOS when it reads `load_ud_ewt`."
+    import inspect
+    return "UD English-EWT gold UPOS" if "load_ud_ewt(" in inspect.getsource(tagged_sentences) else "other"

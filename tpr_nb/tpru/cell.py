@@ -18,7 +18,7 @@ from ..train import count_params   # the size Table 1 compares; the notebooks of
 
 # %% auto #0
 __all__ = ['VARIANTS', 'square_normalise', 'TPRUCell', 'tpru_step', 'fuse_step', 'time_loop', 'TPRUScan', 'reverse_padded',
-           'TPRU', 'paper_params']
+           'TPRU', 'paper_params', 'paper_rule_params']
 
 # %% ../../nbs/tpru/00_cell.ipynb #048c832f
 VARIANTS = ("ours", "mod1", "mod2", "mod3")
@@ -33,31 +33,41 @@ def _uniform(*shape, bound):
 
 # %% ../../nbs/tpru/00_cell.ipynb #e4a05821
 class TPRUCell(nn.Module):
-    "One TPRU step, Eqs. 2-6 (and App. E's `n_slices`); `variant` is 'ours' or Modification 'mod1'/'mod2'/'mod3'."
+    "One TPRU step, Eqs. 2-6 (and App. E's `n_slices`); `variant` is 'ours' or Modification 'mod1'/'mod2'/'mod3'; `bias` gives each map a bias."
     def __init__(self, input_size: int, hidden_size: int, n_roles: int, n_slices: int = 1, variant: str = "ours",
-                 eps: float = 1e-6):
+                 eps: float = 1e-6, bias: bool = False):
         super().__init__()
         if variant not in VARIANTS: raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
         if hidden_size % n_slices: raise ValueError(f"hidden_size {hidden_size} is not divisible by n_slices {n_slices}")
         d, dp, k = hidden_size, input_size, 1 / math.sqrt(hidden_size)
+        kx = 1 / math.sqrt(input_size) if bias else k                       # with biases, nn.Linear's bound 1/sqrt(fan_in)
         self.input_size, self.hidden_size, self.n_roles, self.n_slices, self.variant, self.eps = dp, d, n_roles, n_slices, variant, eps
+        self.bias = bias
         self.register_buffer("E", torch.randn(d, n_roles))                  # fixed random basis, not trained
         self.W_r, self.W_b = _uniform(d, d, bound=k), _uniform(d, d, bound=k)
-        self.V_x, self.W_x = _uniform(d, dp, bound=k), _uniform(d, dp, bound=k)
+        self.V_x, self.W_x = _uniform(d, dp, bound=kx), _uniform(d, dp, bound=kx)
         if variant in ("ours", "mod3"): self.W_u = _uniform(d, d, bound=k)
         if variant != "mod1": self.V_b = _uniform(d, d, bound=k)
-        self.b_b, self.b_x = nn.Parameter(torch.zeros(())), nn.Parameter(torch.zeros(()))
+        if bias:                                                            # the bias of each map, named after it
+            for name, bound in (("W_r", k), ("W_u", k), ("V_b", k), ("W_b", k), ("V_x", kx), ("W_x", kx)):
+                if name in self._parameters: setattr(self, f"{name}_bias", _uniform(d, bound=bound))
+        init = 1.0 if bias else 0.0                                         # b_b = b_x = 1 with biases, as the reference starts them
+        self.b_b, self.b_x = nn.Parameter(torch.full((), init)), nn.Parameter(torch.full((), init))
 
     def __getattr__(self, name):
         variant = self.__dict__.get("variant")
-        if name == "W_u" and variant in ("mod1", "mod2"): return self.W_r                 # tied: W_u = W_r
+        if name in ("W_u", "W_u_bias") and variant in ("mod1", "mod2"):                  # tied: W_u = W_r (and its bias)
+            return getattr(self, name.replace("W_u", "W_r"))
         if name == "V_b" and variant == "mod1": return torch.eye(self.hidden_size, dtype=self.E.dtype, device=self.E.device)
+        if name == "V_b_bias" and variant == "mod1": return self.E.new_zeros(self.hidden_size)   # V_b = I has no bias
         return super().__getattr__(name)
 
     @property
-    def R(self) -> Tensor: return self.W_r @ self.E                                           # binding roles, d x N
+    def R(self) -> Tensor:                                                                    # binding roles, d x N
+        return self.W_r @ self.E + self.W_r_bias[:, None] if self.bias else self.W_r @ self.E
     @property
-    def U(self) -> Tensor: return self.W_u @ self.E                                           # unbinding vectors, d x N
+    def U(self) -> Tensor:                                                                    # unbinding vectors, d x N
+        return self.W_u @ self.E + self.W_u_bias[:, None] if self.bias else self.W_u @ self.E
 
 # %% ../../nbs/tpru/00_cell.ipynb #2cc24129
 def _slice_proj(V: Tensor, U: Tensor, K: int) -> Tensor:
@@ -113,7 +123,7 @@ def time_loop(how: str | None):
 
 # %% ../../nbs/tpru/00_cell.ipynb #5ca9b1d0
 class TPRUScan(torch.autograd.Function):
-    "The time loop of `TPRUCell.sequence` with backpropagation through time written out: `apply(gx, rx, b0, M, RT, b_b, mask, softmax, eps)` -> outputs (B, T, d), final state, fillers (B, T, K, N)."
+    "The time loop of `TPRUCell.sequence` with backpropagation through time written out: `apply(gx, rx, b0, M, RT, b_b, mask, softmax, eps)` -> outputs (B, T, d), final state, fillers (B, T, K, N); `b_b` is a scalar or one per slice and role (K, N)."
     @staticmethod
     def forward(ctx, gx, rx, b0, M, RT, b_b, mask, softmax, eps):
         B, T, d = gx.shape
@@ -129,7 +139,7 @@ class TPRUScan(torch.autograd.Function):
         out, fills = torch.cat([Bp[1:], b[None]]).transpose(0, 1), F.transpose(0, 1)
         if mask is not None: out, fills = out * mask[..., None], fills * mask[..., None, None]
         ctx.save_for_backward(rx, M, RT, Bp, G, BT, F, A, mask)
-        ctx.softmax, ctx.eps = softmax, eps
+        ctx.softmax, ctx.eps, ctx.bb_scalar = softmax, eps, b_b.dim() == 0
         return out, b, fills
 
     @staticmethod
@@ -163,7 +173,9 @@ class TPRUScan(torch.autograd.Function):
             if mask is not None: delta = delta + skip
         dM = Bp.reshape(T * B, d).T @ dZ.reshape(T * B, -1)                         # weight gradients: one product each
         dRT = torch.einsum("tbkn,tbkj->knj", F, dBT.reshape(T, B, K, d // K))
-        d_bb = None if ctx.softmax else dZ[..., d:].sum().reshape(())
+        if ctx.softmax: d_bb = None
+        elif ctx.bb_scalar: d_bb = dZ[..., d:].sum().reshape(())
+        else: d_bb = dZ[..., d:].reshape(T * B, K, N).sum(0)                       # one b_b per slice and role
         return dZ[..., :d].transpose(0, 1), d_rx.transpose(0, 1), delta, dM, dRT, d_bb, None, None, None
 
 # %% ../../nbs/tpru/00_cell.ipynb #3cf201b7
@@ -176,22 +188,34 @@ def terms(self: TPRUCell) -> tuple[Tensor, Tensor, Tensor]:
     return Mx, Mb, self.R.reshape(K, d // K, self.n_roles).transpose(1, 2)
 
 @patch
+def bias_terms(self: TPRUCell) -> tuple[Tensor, Tensor]:
+    "With `bias`: the input half's constant [W_x bias + W_b bias | U^T V_x bias] (d + K N) and the recurrent fillers' $U^\\top$ V_b bias (K, N)."
+    K, N, U = self.n_slices, self.n_roles, self.U
+    cx = torch.cat([self.W_x_bias + self.W_b_bias, _slice_proj(self.V_x_bias[:, None], U, K)[0]])
+    return cx, _slice_proj(self.V_b_bias[:, None], U, K)[0].reshape(K, N)
+
+@patch
 def sequence(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     "Run over `x` (B, T, d'): outputs (B, T, d), final state (B, d) and fillers (B, T, K, N); `mask` (B, T) freezes padding."
     B, T, _ = x.shape
     if T == 0: raise ValueError("the input has no time steps (T = 0)")
     d, K, N = self.hidden_size, self.n_slices, self.n_roles
     Mx, Mb, Rk = self.terms()
+    softmax, bb = self.variant != "ours", self.b_b
     zx = x @ Mx                                                     # all steps at once
+    if self.bias:                                                   # constants: the gate's and V_x's biases into the input half,
+        cx, cb = self.bias_terms()                                  # V_b's into b_b inside the relu (into the input half for softmax)
+        zx = zx + cx
+        if softmax: zx = zx + torch.cat([cx.new_zeros(d), cb.reshape(-1)])
+        else: bb = bb + cb
     gx, fx = zx[..., :d], zx[..., d:].reshape(B, T, K, N)
-    softmax = self.variant != "ours"
     rx = fx if softmax else torch.relu(fx + self.b_x)             # the input half of Eq. 5, all steps at once
     b = x.new_zeros(B, d) if b is None else b
     if "fn" not in _STEP:                                           # b_b is unused by the softmax variants: keep it out of the graph
-        return TPRUScan.apply(gx, rx, b, Mb, Rk, self.b_b.detach() if softmax else self.b_b, mask, softmax, self.eps)
+        return TPRUScan.apply(gx, rx, b, Mb, Rk, bb.detach() if softmax else bb, mask, softmax, self.eps)
     step, outs, fills = _STEP["fn"], [], []
     for t in range(T):
-        nb, f = step(b, gx[:, t], rx[:, t], Mb, Rk, self.b_b, softmax, self.eps)
+        nb, f = step(b, gx[:, t], rx[:, t], Mb, Rk, bb, softmax, self.eps)
         if mask is not None:
             m = mask[:, t, None]
             nb = torch.where(m, nb, b); f = f * m[..., None]
@@ -219,20 +243,21 @@ def reverse_padded(x: Tensor, lengths: Tensor) -> Tensor:
 class TPRU(nn.Module):
     "A stack of TPRU cells called like `torch.nn.GRU`; `forward(input, h0, lengths, return_fillers)`."
     def __init__(self, input_size: int, hidden_size: int, n_roles: int, num_layers: int = 1, batch_first: bool = False,
-                 bidirectional: bool = False, dropout: float = 0.0, n_slices: int = 1, variant: str = "ours"):
+                 bidirectional: bool = False, dropout: float = 0.0, n_slices: int = 1, variant: str = "ours", bias: bool = False):
         super().__init__()
         self.hidden_size, self.num_layers, self.batch_first, self.dropout = hidden_size, num_layers, batch_first, dropout
         self.dirs = 2 if bidirectional else 1
-        self.cells = nn.ModuleList([TPRUCell(input_size if l == 0 else hidden_size * self.dirs, hidden_size, n_roles, n_slices, variant)
-                                    for l in range(num_layers) for _ in range(self.dirs)])
+        self.cells = nn.ModuleList([TPRUCell(input_size if l == 0 else hidden_size * self.dirs, hidden_size, n_roles, n_slices, variant,
+                                             bias=bias) for l in range(num_layers) for _ in range(self.dirs)])
 
     def forward(self, input: Tensor, h0: Tensor | None = None, lengths: Tensor | None = None, return_fillers: bool = False):
         x = input if self.batch_first else input.transpose(0, 1)
         B, T = x.shape[:2]
         if T == 0: raise ValueError("the input has no time steps (T = 0)")
         lengths = torch.full((B,), T, device=x.device) if lengths is None else torch.as_tensor(lengths, device=x.device)
-        if lengths.shape != (B,) or int(lengths.min()) < 1 or int(lengths.max()) > T:
-            raise ValueError(f"lengths must be {B} values in 1..{T} (the input's steps); got {lengths.tolist()[:8]}")
+        if lengths.shape != (B,) or lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool \
+           or int(lengths.min()) < 1 or int(lengths.max()) > T:
+            raise ValueError(f"lengths must be {B} integers in 1..{T} (the input's steps); got {lengths.tolist()[:8]}")
         mask = length_mask(lengths, T)
         h_n, fills = [], []
         for l in range(self.num_layers):
@@ -252,3 +277,8 @@ def paper_params(kind: str, d: int, d_in: int, layers: int = 2) -> int:
     "Table 1's parameter formula (no biases), summed over `layers` layers whose first input has size `d_in`."
     a, b = dict(tpru=(4, 2), gru=(3, 3), lstm=(4, 4))[kind]
     return sum(a * d * d + b * d * (d_in if l == 0 else d) for l in range(layers))
+
+# %% ../../nbs/tpru/00_cell.ipynb #253c19c7
+def paper_rule_params(kind: str, d: int, layers: int = 2, bidirectional: bool = False) -> int:
+    "Table 2's counting rule: Table 1's formula at d' = d for each recurrent cell (`layers` x directions), biases left out."
+    return paper_params(kind, d, d, 1) * layers * (2 if bidirectional else 1)

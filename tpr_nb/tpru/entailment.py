@@ -191,14 +191,14 @@ def encode(s: str) -> list[int]:
     try: return [TOKEN_IDS[c] for c in s]
     except KeyError as e: raise ValueError(f"symbol {e.args[0]!r} of {s!r} is not in ENTAILMENT_TOKENS") from None
 
-def entailment_batches(ds, batch_size: int, shuffle: bool = True, seed: int = 0, permute: bool = False) -> list[dict]:
-    "Padded batches of a table with columns A, B, label: LongTensors `a`, `b`, `a_len`, `b_len`, `label`."
+def entailment_batches(ds, batch_size: int, shuffle: bool = True, seed: int = 0, permute: bool = False, pool: int = 50) -> list[dict]:
+    "Padded batches of a table with columns A, B, label: LongTensors `a`, `b`, `a_len`, `b_len`, `label`; `pool` as in `bucket_batches` (1: uniformly random batches)."
     A, B, y = list(ds["A"]), list(ds["B"]), list(ds["label"])
     if permute:
         rng = random.Random(seed)
         A, B = map(list, zip(*(permute_variables(a, b, rng) for a, b in zip(A, B)))) if A else (A, B)
     out = []
-    for idx in bucket_batches([max(len(a), len(b)) for a, b in zip(A, B)], batch_size, shuffle, seed):
+    for idx in bucket_batches([max(len(a), len(b)) for a, b in zip(A, B)], batch_size, shuffle, seed, pool):
         a, a_len = pad([encode(A[i]) for i in idx]); b, b_len = pad([encode(B[i]) for i in idx])
         out.append(dict(a=a, b=b, a_len=a_len, b_len=b_len, label=torch.tensor([y[i] for i in idx])))
     return out
