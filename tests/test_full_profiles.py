@@ -14,7 +14,7 @@ import torch
 torch.set_num_threads(1)
 
 import tpr_nb.train as train_mod
-from tpr_nb.train import Config, profile_config
+from tpr_nb.profiles import Config, profile_config
 from tpr_nb.data import DataMissingError
 from tpr_nb.report import get_claim, eval_rule
 import tpr_nb.hrr.training as hrr

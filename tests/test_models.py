@@ -1,11 +1,12 @@
 """Kept models (issue 38): every model kind that the training code builds round-trips through `model.json` + `best.safetensors`
-(`tpr_nb.train.build`, `save_model`, `load_model`): the same class, arguments and outputs; a missing, damaged or mismatched file is
+(`tpr_nb.modelfiles.build`, `save_model`, `load_model`): the same class, arguments and outputs; a missing, damaged or mismatched file is
 an error that names it; the shipped models under `models/` load and are listed by their generated README."""
 import json
 import pytest
 import torch
 from safetensors.torch import save_file
-from tpr_nb.train import Config, ModelFileError, build, load_model, model_spec, save_model
+from tpr_nb.modelfiles import ModelFileError, build, load_model, model_spec, save_model
+from tpr_nb.profiles import Config
 from tpr_nb.tpr_rnn.model import TPRRNN, LSTMReader
 from tpr_nb.tpru.training import ARCHS, RNNLM
 from tpr_nb.tpru import entailment as ent

@@ -5,7 +5,8 @@ import pytest, torch
 from torch import nn
 from tpr_nb.claims import CLAIMS
 from tpr_nb.report import load_records
-from tpr_nb.train import CheckpointError, TrainConfig, fit, load_checkpoint
+from tpr_nb.checkpoints import CheckpointError, load_checkpoint
+from tpr_nb.train import TrainConfig, fit
 
 IDS = [c.claim_id for c in CLAIMS if c.paper == "tpr_rnn" and c.experiment == "babi_single"][:40]
 
@@ -50,12 +51,14 @@ def _slow_unit(name, seed, c, out_dir, started=None, release=None):
 def _train_unit_in_child(cache, kept, started, release):
     import os
     os.environ["TPR_NB_CACHE"] = str(cache)
-    from tpr_nb.train import Config, run_unit
+    from tpr_nb.profiles import Config
+    from tpr_nb.units import run_unit
     run_unit(_slow_unit, "toy", 0, Config(steps=1), kept, keys=["steps"], started=started, release=release)
 
 def test_a_unit_is_trained_by_one_process_at_a_time(tmp_path, monkeypatch):
     "Another process training the unit: this run is refused, not let in to overwrite its checkpoints; once it is done, its record is taken."
-    from tpr_nb.train import Config, UnitBusyError, run_unit, unit_holder, unit_key
+    from tpr_nb.profiles import Config
+    from tpr_nb.units import UnitBusyError, run_unit, unit_holder, unit_key
     monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "cache"))
     ctx = mp.get_context("spawn"); started, release = ctx.Event(), ctx.Event()
     p = ctx.Process(target=_train_unit_in_child, args=(tmp_path / "cache", tmp_path / "kept", started, release)); p.start()

@@ -17,7 +17,7 @@ def make_nb(path: Path, body: str):
 
 GOOD = """
 from tpr_nb.report import record
-from tpr_nb.train import profile_config
+from tpr_nb.profiles import profile_config
 cfg = profile_config({"smoke": {"err": 0.5}, "quick": {"err": 0.3}}, profile)
 record("tpr_rnn", "task01_error", cfg.err, profile=profile, seeds=[0], wall_s=1.0)
 """

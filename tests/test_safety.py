@@ -9,8 +9,11 @@ import torch
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from safetensors.torch import load_file, save_file
 from torch import nn
-from tpr_nb.train import (CheckpointError, Config, DivergedError, ModelFileError, TrainConfig, build, fit, load_model,
-                          run_unit, save_model, train_config, train_fingerprint, unit_key, MODEL_JSON, MODEL_WEIGHTS)
+from tpr_nb.checkpoints import CheckpointError
+from tpr_nb.modelfiles import ModelFileError, build, load_model, save_model, MODEL_JSON, MODEL_WEIGHTS
+from tpr_nb.profiles import Config
+from tpr_nb.train import DivergedError, TrainConfig, fit, train_config, train_fingerprint
+from tpr_nb.units import run_unit, unit_key
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = os.environ.get("TPR_NB_DATA")
@@ -25,7 +28,7 @@ def _dyck_model():
     ("tpr_nb.data:os.system", {"command": "touch {mark}"}),              # an attribute chain into os, under a tpr_nb module
     ("tpr_nb.train:shutil.rmtree", {"path": "{mark}.dir"}),
     ("tpr_nb.urn.model:torch.save", {"obj": 1, "f": "{mark}"}),
-    ("tpr_nb.train:save_model", {"model": None, "folder": "{mark}"}),    # a tpr_nb function, but no model builder
+    ("tpr_nb.modelfiles:save_model", {"model": None, "folder": "{mark}"}),    # a tpr_nb function, but no model builder
     ("tpr_nb.urn.model:URN.__init__", {}),
 ])
 def test_a_model_file_names_only_registered_builders(tmp_path, call, kwargs):
@@ -50,7 +53,7 @@ def test_a_nested_module_argument_names_a_registered_builder_too(tmp_path):
     assert not (tmp_path / "x").exists()
 
 def test_build_keeps_only_registered_builders():
-    from tpr_nb.train import model_spec
+    from tpr_nb.modelfiles import model_spec
     with pytest.raises(ValueError, match="not a registered model builder"): model_spec(build(nn.Linear, 3, 2))
 
 def test_weights_are_checked_against_their_sha256(tmp_path):
@@ -445,7 +448,7 @@ def test_figures_names_a_damaged_executed_copy(tmp_path, capsys):
     assert "notebooks/urn/10_x.ipynb is damaged" in err, err
 
 def test_cached_run_names_a_damaged_file(tmp_path):
-    from tpr_nb.train import cached_run, run_key
+    from tpr_nb.units import cached_run, run_key
     run = lambda name, seed, c: dict(name=name, seed=seed, acc=0.5, state={"w": torch.ones(2)})
     c = Config(lr=1.0)
     cached_run("toy", 0, c, tmp_path, run)

@@ -40,7 +40,7 @@ def test_single_task_recipe_survives_task6():
     train past step 400; a diverged unit is reported as such, never dropped."""
     import pytest
     from tpr_nb.data import locate, DataMissingError
-    from tpr_nb.train import Config, profile_config
+    from tpr_nb.profiles import Config, profile_config
     from tpr_nb.tpr_rnn.training import SINGLE_TASK, run_task
     try: locate("babi", "tasks_1-20_v1-2/en-10k/qa6_yes-no-questions_train.txt")
     except DataMissingError as e: pytest.skip(f"bAbI not available: {e}")

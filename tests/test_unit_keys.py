@@ -1,13 +1,14 @@
 """Committed unit records keep their keys: each key, recomputed from today's profile tables, names its file.
 
-A unit's key (`tpr_nb.train.unit_key`, as `run_unit` computes it) hashes its profile row restricted to the paper's
+A unit's key (`tpr_nb.units.unit_key`, as `run_unit` computes it) hashes its profile row restricted to the paper's
 unit-key list. A default added to a `common` row for a key in that list, or any changed value, would change the key,
 and `run_unit` would train again the hours of work whose records are committed. Each builder below rebuilds a unit's
 settings the way the code that trains it does."""
 import json, re
 from pathlib import Path
 import pytest
-from tpr_nb.train import Config, profile_config, unit_key
+from tpr_nb.profiles import Config, profile_config
+from tpr_nb.units import unit_key
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -27,7 +27,7 @@ def lazy_exports(package: str, where: dict) -> tuple:
 __getattr__, __dir__, __all__ = lazy_exports("tpr_nb", dict(
     TPRU="tpr_nb.tpru.cell", TPRUCell="tpr_nb.tpru.cell", HRRLM="tpr_nb.hrr.model", HRREmbedding="tpr_nb.hrr.model",
     TPRRNN="tpr_nb.tpr_rnn.model", URN="tpr_nb.urn.model", HUBERT="tpr_nb.hubert.model", TPRLayer="tpr_nb.hubert.model",
-    load_model="tpr_nb.train", save_model="tpr_nb.train", fit="tpr_nb.train", shipped_model="tpr_nb.models",
+    load_model="tpr_nb.modelfiles", save_model="tpr_nb.modelfiles", fit="tpr_nb.train", shipped_model="tpr_nb.models",
     shipped_names="tpr_nb.models", profile_config="tpr_nb.profiles", algebra="tpr_nb.algebra"))
 
 __version__ = "0.1.0"

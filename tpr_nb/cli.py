@@ -117,7 +117,7 @@ def _overrides_call(nb: Path) -> tuple[ast.Call, ast.Module]:
 
 def check_overrides(nb: Path, profile: str, overrides: dict) -> tuple[dict, dict]:
     "The settings of `nb` at `profile` without and with `overrides`, computed as the notebook will; a `ValueError` naming any unknown key, before anything runs."
-    from tpr_nb.train import profile_config
+    from tpr_nb.profiles import profile_config
     call, tree = _overrides_call(nb)
     table, root = call.args[0], call.args[0]
     while isinstance(root, ast.Attribute): root = root.value
@@ -268,7 +268,8 @@ def _done_row(f: Path) -> dict:
 
 def _progress_row(o: Path, folder: Path) -> dict | None:
     "The in-progress row of the unit whose owner file is `o`, or None when its record is done or another profile's."
-    from tpr_nb.train import latest_checkpoint, unit_holder
+    from tpr_nb.checkpoints import latest_checkpoint
+    from tpr_nb.units import unit_holder
     owner = json.loads(o.read_text())
     if not isinstance(owner, dict) or not isinstance(owner.get("record"), str): raise ValueError("no record path in it")
     rec = Path(owner["record"])
@@ -286,7 +287,7 @@ def _progress_row(o: Path, folder: Path) -> dict | None:
 def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
     "One row per unit: the records under `folder` (`<paper>/<key>.json`, done) and this machine's unit checkpoints (`cache/units/<key>/`) whose record is to go under `folder` and is not there yet (in progress); a damaged one is skipped with a warning."
     from tpr_nb.data import cache_dir
-    from tpr_nb.train import UNIT_OWNER
+    from tpr_nb.units import UNIT_OWNER
     rows, folder = [], Path(folder).resolve()
     for f in sorted(folder.glob("*/*.json")):
         try: rows.append(_done_row(f))
@@ -408,8 +409,8 @@ def write_runs(out: Path, runs: list[dict]):
     return merged
 
 def locked(folder: Path, what: str = "tpr-nb repro"):
-    "Hold `folder/.lock` for the block (`tpr_nb.train.held`); a second holder fails at once with a message that names the lock."
-    from tpr_nb.train import held
+    "Hold `folder/.lock` for the block (`tpr_nb.units.held`); a second holder fails at once with a message that names the lock."
+    from tpr_nb.units import held
     folder.mkdir(parents=True, exist_ok=True)
     return held(folder / ".lock", f"another {what} is writing into {folder}: wait for it to finish")
 
@@ -580,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
     u.set_defaults(fn=_units_cmd)
     from tpr_nb.demo import add_demo_parser; add_demo_parser(sub)        # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)
     a = p.parse_args(argv)
-    from tpr_nb.train import CheckpointError
+    from tpr_nb.checkpoints import CheckpointError
     try: return a.fn(a)
     except (KeyError, ValueError, FileNotFoundError, CheckpointError) as e:     # a model file the demo cannot load, too
         print(f"tpr-nb: error: {e}", file=sys.stderr); return 2

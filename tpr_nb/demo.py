@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 from torch import nn
 from .data import babi_tokens, pad
-from .train import ModelFileError, load_model, model_spec
+from .modelfiles import ModelFileError, load_model, model_spec
 from .models import shipped_model, shipped_names
 from .tpr_rnn.model import mlps, read_terms
 from .tpru import entailment as ent

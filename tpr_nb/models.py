@@ -10,7 +10,9 @@ import torch
 from torch import nn
 from safetensors.torch import load_file
 import tpr_nb
-from .train import Config, build, load_model, model_spec, save_model, profile_config, run_unit, unit_key, MODEL_JSON, MODEL_WEIGHTS
+from .modelfiles import build, load_model, model_spec, save_model, MODEL_JSON, MODEL_WEIGHTS
+from .profiles import Config, profile_config
+from .units import run_unit, unit_key
 from .data import cache_dir
 
 # %% auto #0

@@ -11,7 +11,7 @@ from . import __version__
 from .claims import CLAIMS, PAPERS, HEADLINE, Claim, evidence, guards, needs, post_hoc, spread
 from .claims import RULE_FUNCS, parse_rule
 from .profiles import check_profile
-from .train import device_name
+from .env import device_name
 
 # %% auto #0
 __all__ = ['OUTPUTS', 'STAGING', 'PARTIAL', 'VECTOR_SETTINGS', 'REQUIRED', 'VERDICTS', 'CSV_COLUMNS', 'FIGURE_DIRS', 'eval_rule',

@@ -8,7 +8,10 @@ import time
 from pathlib import Path
 import torch
 from torch import nn
-from ..train import train_config, fit, Config, RUN_KEY_IGNORE, build, cached_run as train_cached_run
+from ..modelfiles import build
+from ..profiles import Config
+from ..train import train_config, fit
+from ..units import RUN_KEY_IGNORE, cached_run as train_cached_run
 from ..train import count_params, TrainConfig
 from ..data import Vocab, pad, bucket_batches, ptb_vocab, sentence_ids, stream_ids
 from ..lm import lm_loss, StreamLoss, sentence_batches, stream_batches, perplexity
@@ -68,7 +71,7 @@ def run_lm(name: str, seed: int, c: Config) -> dict:
 
 # %% ../../nbs/hrr/04_training.ipynb #4ad5b582
 def cached_run(name: str, seed: int, c: Config, folder: Path, retrain: bool = False, run_fn=None) -> dict:
-    "The shared `tpr_nb.train.cached_run`, training with `run_fn` (default `run_lm`) when the run is not saved yet."
+    "The shared `tpr_nb.units.cached_run`, training with `run_fn` (default `run_lm`) when the run is not saved yet."
     return train_cached_run(name, seed, c, folder, run_fn or run_lm, retrain, ignore=RUN_KEY_IGNORE + ("analysis",))
 
 def analysis_config(c: Config) -> Config:

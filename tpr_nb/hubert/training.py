@@ -8,7 +8,10 @@ import functools, inspect, json, math, os, time
 from contextlib import contextmanager
 import torch
 from torch import Tensor
-from ..train import train_config, fit, Config, cached_run, RUN_KEY_IGNORE, build, TrainConfig
+from ..modelfiles import build
+from ..profiles import Config
+from ..train import train_config, fit, TrainConfig
+from ..units import cached_run, RUN_KEY_IGNORE
 from .model import HUBERT, TPRLayer, Aggregate, load_encoder, load_tokenizer, tiny_bert, transfer, hubert_loss
 from .model import encoder_path, TRANSFER_PARTS, TRANSFER_COMBOS
 from .data import TASKS, load_task, subsample, encode, batches, nli_label, task_available

@@ -9,7 +9,9 @@ from functools import partial
 import torch
 import torch.nn.functional as Fn
 from torch import nn
-from ..train import train_config, fit, Config, DivergedError, build
+from ..modelfiles import build
+from ..profiles import Config
+from ..train import train_config, fit, DivergedError
 from .model import TPRRNN
 from .babi import story_batches, MAX_SENTENCES
 
@@ -66,7 +68,7 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
                **model_kw) -> tuple[nn.Module, list[dict]]:
     "Train `model_cls` on `data['train']`, early stopping on `data['valid']`; the best model and the history."
     V, K = len(data["vocab"]), data["max_words"]
-    # kept with the model (`tpr_nb.train.build`): its word ids and sentence width
+    # kept with the model (`tpr_nb.modelfiles.build`): its word ids and sentence width
     info = dict(vocab=list(getattr(data["vocab"], "itos", data["vocab"])), max_words=K)
     if issubclass(model_cls, TPRRNN): model_kw = {**{k: c.get(k, v) for k, v in MODEL.items()}, **model_kw}
     make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)      # fit seeds torch before each call
@@ -94,7 +96,7 @@ def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir:
 VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True, backlink=False), "wb": dict(move=False, backlink=True)}   # Table 3
 
 def task_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
-    "`run_task` as a resumable unit (`tpr_nb.train.run_unit`): `name` is 'taskNN', or '<variant>_taskNN' for a Table 3 ablation (`VARIANTS`)."
+    "`run_task` as a resumable unit (`tpr_nb.units.run_unit`): `name` is 'taskNN', or '<variant>_taskNN' for a Table 3 ablation (`VARIANTS`)."
     variant, _, task = name.rpartition("_")
     return run_task(int(task.removeprefix("task")), seed, c, c.limit, out_dir, d_entity=c.d_entity, d_relation=c.d_relation,
                     d_hidden=c.d_hidden, **VARIANTS.get(variant, {}))

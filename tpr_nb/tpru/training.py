@@ -12,7 +12,9 @@ import torch.nn as nn
 import torch.nn.functional as Fn
 from torch import Tensor
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
-from ..train import train_config, fit, Config, build
+from ..modelfiles import build
+from ..profiles import Config
+from ..train import train_config, fit
 from ..train import count_params, to_device
 from .cell import TPRU
 from . import entailment as ent

@@ -9,7 +9,9 @@ import pandas as pd
 import torch
 import torch.nn.functional as Fn
 from torch import nn, Tensor
-from ..train import train_config, fit, Config, build
+from ..modelfiles import build
+from ..profiles import Config
+from ..train import train_config, fit
 from ..data import bucket_batches
 from ..train import count_params, to_device
 from .model import URN, LSTMTagger
@@ -93,7 +95,7 @@ def index_batches(n: int, batch_size: int, seed: int) -> list[Tensor]:
 def make_dyck_model(kind: str, c: Config) -> nn.Module:
     "'urn50', 'urn32' (any 'urn<n>') or 'lstm' for the Dyck task; the LSTM is sized by `c.lstm_hidden`."
     V = 12
-    info = dict(symbols=list(SYMBOLS))                    # kept with the model (`tpr_nb.train.build`): what its ids stand for
+    info = dict(symbols=list(SYMBOLS))                    # kept with the model (`tpr_nb.modelfiles.build`): what its ids stand for
     if kind.startswith("urn"): return build(URN, V, int(kind[3:]), V, info=info)
     if kind == "lstm": return build(LSTMTagger, V, c.lstm_embed, c.lstm_hidden, V, info=info)
     raise ValueError(f"unknown model {kind!r}: use urn<n> or lstm")
@@ -122,7 +124,7 @@ def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dic
                 state={k: v.cpu() for k, v in model.state_dict().items()})
 
 def dyck_unit(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
-    "`run_dyck` as a resumable unit (`tpr_nb.train.run_unit`): its record, without the per-bracket scores and the weights (those stay in `out_dir`)."
+    "`run_dyck` as a resumable unit (`tpr_nb.units.run_unit`): its record, without the per-bracket scores and the weights (those stay in `out_dir`)."
     return {k: v for k, v in run_dyck(kind, seed, c, out_dir).items() if k not in ("scores", "state")}
 
 DYCK_UNIT = ("n_pairs", "test_pairs", "train_depth", "batch_size", "lr", "n_train", "n_valid", "n_test", "max_steps", "eval_every", "patience",
