@@ -6,7 +6,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 import pytest
 from tpr_nb.docs import MARK, build_site, check_site, collect_pages
-from tpr_nb.report import project_root
+from tpr_nb.env import project_root
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)

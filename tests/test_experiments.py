@@ -19,12 +19,23 @@ def test_every_experiment_notebook_defaults_to_smoke():
         p = next(c for c in cells if "parameters" in c.get("metadata", {}).get("tags", []))
         assert "".join(p["source"]).splitlines()[0].replace(" ", "") == 'profile="smoke"', nb
 
-def test_every_experiment_notebook_takes_overrides():
-    "Each defines `overrides` in its parameters cell and passes it to its profile_config call, whose table rejects an unknown key (`tpr-nb repro --set`)."
-    from tpr_nb.cli import check_overrides
+def test_every_experiment_notebook_takes_its_inputs_as_parameters():
+    """Each is registered (tpr_nb/papers.toml), declares `profile`, `overrides`, `out` and `commit` in its parameters
+    cell, starts its run from them under its own name and ends with `run.finish()`; its table rejects an unknown key
+    (`tpr-nb repro --set`)."""
+    import json
+    from tpr_nb.papers import experiment, experiments
     assert len(EXPERIMENTS) >= 21
+    assert sorted(e.notebook for e in experiments()) == sorted(f"{nb.parent.name}/{nb.stem}" for nb in EXPERIMENTS)
     for nb in EXPERIMENTS:
-        base, same = check_overrides(nb, "smoke", {})                 # refuses a notebook without `overrides`
+        e = experiment(nb)
+        base, same = e.check("smoke", {})
         assert base == same and base["profile"] == "smoke", nb
         with pytest.raises(ValueError, match="unknown setting 'no_such_setting'"):
-            check_overrides(nb, "smoke", {"no_such_setting": 1})
+            e.check("smoke", {"no_such_setting": 1})
+        cells = [c for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code"]
+        params = "".join(next(c for c in cells if "parameters" in c["metadata"].get("tags", []))["source"])
+        assert [l.split("=")[0].strip() for l in params.splitlines()] == ["profile", "overrides", "out", "commit"], nb
+        code = ["".join(c["source"]) for c in cells]
+        assert any(f'start("{e.notebook}", profile, overrides, out, commit)' in s for s in code), nb
+        assert [s for s in code if not s.startswith("#| hide")][-1].startswith("run.finish()"), nb

@@ -16,7 +16,7 @@ torch.set_num_threads(1)
 import tpr_nb.train as train_mod
 from tpr_nb.profiles import Config, profile_config
 from tpr_nb.data import DataMissingError
-from tpr_nb.report import get_claim, eval_rule
+from tpr_nb.claims import get_claim, eval_rule
 import tpr_nb.hrr.training as hrr
 import tpr_nb.tpru.training as tpru
 import tpr_nb.tpr_rnn.training as tpr_rnn

@@ -8,10 +8,11 @@ import json, re
 from pathlib import Path
 import pytest
 from fastcore.test import test_eq as _eq
+from tpr_nb.papers import PAPERS as REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS, EXECUTED, PAPERS = ROOT / "nbs", ROOT / "reports" / "quick" / "notebooks", Path("/work/shared/papers")
-PAPER_TEXT = dict(tpru="tpru.md", hrr="hrr_lm.md", tpr_rnn="tpr_rnn.md", urn="urn.md", hubert="hubert.md")
+PAPER_TEXT = {p.folder: f"{p.id}.md" for p in REGISTRY.values()}   # a paper's text is named by its id
 MAX_WORDS = 250
 EXPERIMENTS = sorted(p for p in NBS.glob("*/1*.ipynb") if p.parent.name in PAPER_TEXT)
 

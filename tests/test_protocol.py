@@ -3,11 +3,10 @@ deviation is registered (`tpr_nb.protocol`, nbs/03b_protocol.ipynb)."""
 import dataclasses, json, re
 from pathlib import Path
 import pytest
-from tpr_nb.claims import PAPERS
+from tpr_nb.papers import PAPERS, experiment
 from tpr_nb.protocol import card_for, card_problems, load_cards, read_cards, PROTOCOL_DATA
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = dict(hrr_lm="hrr")
 EXPERIMENTS = sorted(f"{p.parent.name}/{p.stem}" for p in ROOT.glob("nbs/*/1[0-8]_*.ipynb"))
 CARDS = [c for p in PAPERS for c in load_cards(p)]
 
@@ -23,6 +22,11 @@ def test_every_experiment_notebook_shows_its_card(nb):
     cells = json.loads((ROOT / "nbs" / f"{nb}.ipynb").read_text())["cells"]
     code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
     assert any(f'show_card("{nb}"' in s for s in code), f"{nb} never calls show_card(\"{nb}\", c)"
+
+@pytest.mark.parametrize("card", CARDS, ids=[c.notebook for c in CARDS])
+def test_card_names_the_registered_table(card):
+    "A card's table is the one its notebook runs with: the registry's (tpr_nb/papers.toml), which `start` and `--set` read."
+    assert card.table == experiment(card.notebook).table, (card.table, experiment(card.notebook).table)
 
 @pytest.mark.parametrize("card", CARDS, ids=[c.notebook for c in CARDS])
 def test_card_matches_the_code(card):

@@ -16,10 +16,12 @@ def make_nb(path: Path, body: str):
     path.parent.mkdir(parents=True, exist_ok=True); nbformat.write(nb, path)
 
 GOOD = """
-from tpr_nb.report import record
+from tpr_nb.experiment import Run
 from tpr_nb.profiles import profile_config
 cfg = profile_config({"smoke": {"err": 0.5}, "quick": {"err": 0.3}}, profile)
-record("tpr_rnn", "task01_error", cfg.err, profile=profile, seeds=[0], wall_s=1.0)
+run = Run("tpr_rnn", profile, out, commit)      # the runner passes `out` and `commit` as papermill parameters
+run.record("task01_error", cfg.err, seeds=[0], wall_s=1.0)
+run.finish()
 """
 BAD = "raise RuntimeError('boom: the model diverged')"
 
@@ -67,12 +69,13 @@ def test_figures_are_kept_whatever_the_backend(tmp_path, monkeypatch):
     out = nbformat.read(tmp_path / "out.ipynb", as_version=4)
     assert sum("image/png" in o.get("data", {}) for c in out.cells for o in c.get("outputs", [])) == 1
     import os
-    assert os.environ["MPLBACKEND"] == "Agg" and "TPR_NB_REPORT_DIR" not in os.environ
+    assert os.environ["MPLBACKEND"] == "Agg" and not any(k.startswith("TPR_NB_REPORT") for k in os.environ)
 
 def test_every_claim_the_quick_report_leaves_unmeasured_says_what_it_needs():
     "The committed quick report gives a reason (`tpr_nb.claims.NEEDS`) beside every claim it does not measure."
     from tpr_nb.claims import needs
-    from tpr_nb.report import load_records, project_root
+    from tpr_nb.env import project_root
+    from tpr_nb.report import load_records
     recs = load_records(project_root(Path(__file__)) / "reports" / "quick")
     assert len(recs) > 300, "reports/quick has lost its records"
     bare = sorted(f"{c.paper}/{c.experiment}/{c.claim_id}" for c in CLAIMS if (c.paper, c.claim_id) not in recs and needs(c) is None)

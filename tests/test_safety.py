@@ -126,7 +126,7 @@ def test_rules_are_bounded(rule):
     with pytest.raises(ValueError, match="rule"): read_claims(toml, "urn")
 
 def test_bounded_rules_still_evaluate():
-    from tpr_nb.report import eval_rule
+    from tpr_nb.claims import eval_rule
     assert eval_rule("ours ** 2 <= paper + 1", 2.0, 3.0) and eval_rule("abs(ours - paper) < 0.5 * paper", 1.0, 1.2)
 
 # ---------------------------------------------------------------- records
@@ -140,11 +140,11 @@ def make_nb(path: Path, body: str, params: str = 'profile = "smoke"'):
 FIVE = ["task01_error", "task02_error", "task03_error", "task04_error", "task05_error"]
 
 def _records(values, fail_after=None):
-    lines = ["from tpr_nb.report import record"]
+    lines = ["from tpr_nb.experiment import Run", "run = Run('tpr_rnn', profile, out, commit)"]
     for i, (cid, v) in enumerate(zip(FIVE, values)):
         if i == fail_after: lines.append("raise RuntimeError('boom: died after some records')")
-        lines.append(f"record('tpr_rnn', {cid!r}, {v}, profile=profile, seeds=[0], wall_s=1.0)")
-    return "\n".join(lines)
+        lines.append(f"run.record({cid!r}, {v}, seeds=[0], wall_s=1.0)")
+    return "\n".join(lines + ["run.finish()"])
 
 def _snapshot(folder: Path, skip=("REPORT.md", "runs.json")) -> dict:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
@@ -224,25 +224,25 @@ DYCK = ROOT / "nbs" / "urn" / "10_dyck.ipynb"
     ({"lr": "fast"}, "lr: a positive number"),
 ])
 def test_set_values_are_checked_against_their_settings(overrides, named):
-    from tpr_nb.cli import check_overrides
-    with pytest.raises(ValueError, match=named) as e: check_overrides(DYCK, "quick", overrides)
+    from tpr_nb.papers import experiment
+    with pytest.raises(ValueError, match=named) as e: experiment(DYCK).check("quick", overrides)
     assert "--set" in str(e.value)
 
 def test_good_set_values_pass():
-    from tpr_nb.cli import check_overrides
-    _, c = check_overrides(DYCK, "quick", {"seeds": [1, 2], "max_steps": 5, "kinds": ["lstm", "urn8"], "lr": 0.01})
+    from tpr_nb.papers import experiment
+    _, c = experiment(DYCK).check("quick", {"seeds": [1, 2], "max_steps": 5, "kinds": ["lstm", "urn8"], "lr": 0.01})
     assert c["seeds"] == [1, 2] and c["kinds"] == ["lstm", "urn8"]
 
 def test_partial_run_claims_are_not_measured(tmp_path):
     "A run of task 1 alone (of the profile's 20) records its task's error; the mean over all tasks is `not measured (partial run)`; its REPORT.md lists only tpr_rnn."
     from tpr_nb.cli import repro
     from tpr_nb.report import load_records, judged
-    body = ("from tpr_nb.tpr_rnn.training import ALL_TASK\nfrom tpr_nb.train import profile_config\n"
-            "c = profile_config(ALL_TASK, profile, overrides=overrides)\n"
-            "from tpr_nb.report import record\n"
-            "record('tpr_rnn', 'all_mean_error', 0.5, profile=profile, seeds=c.seeds, wall_s=1.0)\n"
-            "record('tpr_rnn', 'all_task01_error', 0.0, profile=profile, seeds=c.seeds, wall_s=1.0)\n")
-    make_nb(tmp_path / "nbs" / "tpr_rnn" / "11_all.ipynb", body, 'profile = "smoke"\noverrides = {}')
+    body = ("from tpr_nb.experiment import start\n"
+            "run = start('tpr_rnn/11_all_tasks', profile, overrides, out, commit)\n"
+            "run.record('all_mean_error', 0.5, seeds=run.config.seeds, wall_s=1.0)\n"
+            "run.record('all_task01_error', 0.0, seeds=run.config.seeds, wall_s=1.0)\n"
+            "run.finish()\n")
+    make_nb(tmp_path / "nbs" / "tpr_rnn" / "11_all_tasks.ipynb", body, 'profile = "smoke"\noverrides = {}')
     runs, report = repro("smoke", only="tpr_rnn/11", nbs=tmp_path / "nbs", out=tmp_path / "runs", overrides={"tasks": [1]})
     assert runs[0]["status"] == "ok", runs
     recs = load_records(report.parent); vs = judged(recs)
@@ -298,7 +298,7 @@ def test_a_unit_record_of_another_key_is_refused(tmp_path, monkeypatch):
         run_unit(unit, "toy", 0, Config(steps=2), kept, keys=["steps"])
 
 def test_units_skips_damaged_cache_entries(tmp_path, capsys):
-    from tpr_nb.cli import format_units, unit_status
+    from tpr_nb.units import format_units, unit_status
     folder, cache = tmp_path / "units", tmp_path / "cache"
     (folder / "urn").mkdir(parents=True)
     (folder / "urn" / "urn8_s0_0123456789.json").write_text(json.dumps(dict(steps=10, wall_s=1.0, note="")))
@@ -362,13 +362,13 @@ def test_the_linzen_corpus_file_is_checked(tmp_path, monkeypatch):
         with pytest.raises(ValueError, match=r"agr_50_mostcommon_10K.tsv.gz, row 2: no n_diff_intervening"): linzen_corpus()
 
 def test_a_babi_story_line_with_a_tab_is_named():
-    from tpr_nb.data import parse_babi
+    from tpr_nb.tpr_rnn.babi import parse_babi
     text = "1 Mary moved to the bathroom.\n2 John went\tto the hallway.\n3 Where is Mary? \tbathroom\t1\n"
     with pytest.raises(ValueError, match=r"qa1.txt, line 2: .*tab"): parse_babi(text, "qa1.txt")
 
 @pytest.mark.skipif(not MIRROR, reason="needs TPR_NB_DATA (the shared mirror)")
 def test_every_real_babi_file_still_parses():
-    from tpr_nb.data import BABI_TASKS, load_babi
+    from tpr_nb.tpr_rnn.babi import BABI_TASKS, load_babi
     for t in BABI_TASKS: assert len(load_babi(t, "test")) == 1000
 
 def test_lstm_baselines_check_ids():

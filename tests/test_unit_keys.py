@@ -1,40 +1,35 @@
-"""Committed unit records keep their keys: each key, recomputed from today's profile tables, names its file.
+"""Committed unit records keep their keys: each key, recomputed from today's registry, names its file.
 
-A unit's key (`tpr_nb.units.unit_key`, as `run_unit` computes it) hashes its profile row restricted to the paper's
-unit-key list. A default added to a `common` row for a key in that list, or any changed value, would change the key,
-and `run_unit` would train again the hours of work whose records are committed. Each builder below rebuilds a unit's
-settings the way the code that trains it does."""
+A unit's key (`tpr_nb.units.unit_key`, as `run_unit` computes it) hashes its profile row restricted to the settings
+its experiment's `Units` names (`keys`). A default added to a `common` row for one of those settings, or any changed
+value, would change the key, and `run_unit` would train again the hours of work whose records are committed. The
+unit layout comes from the one place the notebooks, the runner and `tpr-nb units` read it: the registry of
+experiments (tpr_nb/papers.toml, each experiment's `Units`). A record belongs to the experiment of its paper whose row
+at the record's profile trains a unit of that name; the unit's row is that row, with the settings that vary from unit
+to unit (`Units.varies`, the TPRU entailment's searched rate) read from the record."""
 import json, re
 from pathlib import Path
 import pytest
-from tpr_nb.profiles import Config, profile_config
-from tpr_nb.units import unit_key
+from tpr_nb.models import SHIPPED_UNITS
+from tpr_nb.papers import paper_in
 
 ROOT = Path(__file__).resolve().parents[1]
 
-def tpr_rnn_unit(profile: str, name: str, rec: dict):
-    "As tpr_rnn/10_single_task ('taskNN'), 11_all_tasks ('alltasks') and 12_ablation ('<variant>_taskNN') build a unit's row."
-    from tpr_nb.tpr_rnn.training import SINGLE_TASK, ALL_TASK, ABLATION, TASK_UNIT, ALL_UNIT
-    if name == "alltasks": return profile_config(ALL_TASK, profile), ALL_UNIT
-    return profile_config(ABLATION if "_" in name else SINGLE_TASK, profile), TASK_UNIT
-
-def tpru_unit(profile: str, name: str, rec: dict):
-    "As tpru/10_entailment builds it: the profile's row at the job's Adam rate, without progress bars."
-    from tpr_nb.tpru.training import ENTAIL, ENTAIL_UNIT
-    return Config(profile_config(ENTAIL, profile), lr=rec["lr"], progress=False), ENTAIL_UNIT
-
-def urn_shipped_unit(profile: str, name: str, rec: dict):
-    "As `tpr_nb.models.ship_dyck_urn` builds it: the quick Dyck row, without progress bars."
-    from tpr_nb.urn.training import DYCK, DYCK_UNIT
-    return profile_config(DYCK, "quick", progress=False), DYCK_UNIT
+def owners(folder: str, profile: str, name: str) -> list:
+    "(experiment, units, row) of each experiment of the paper in `folder` that trains a unit `name` at `profile`."
+    out = []
+    for e in paper_in(folder).experiments.values():
+        u = e.unit_spec()
+        if u is None or profile not in e.settings(): continue
+        c = e.config(profile)
+        if name in u.names(c): out.append((e, u, c))
+    return out
 
 def committed_units():
-    "(path, profile, builder) of every committed unit record: reports/<profile>/units/<paper>/ and models/records/."
-    builders = {"tpr_rnn": tpr_rnn_unit, "tpru": tpru_unit}
-    for f in sorted(ROOT.glob("reports/*/units/*/*.json")):
-        yield f, f.parts[-4], builders.get(f.parts[-2])
-    for f in sorted(ROOT.glob("models/records/*.json")):
-        yield f, "quick", urn_shipped_unit if re.match(r"(urn\d+|lstm)_s\d+_", f.name) else None
+    "(path, paper folder, profile) of every committed unit record: reports/<profile>/units/<folder>/, models/records/."
+    for f in sorted(ROOT.glob("reports/*/units/*/*.json")): yield f, f.parts[-2], f.parts[-4]
+    notebook, profile = SHIPPED_UNITS                  # the shipped models' units (tpr_nb.models.ship_dyck_urn)
+    for f in sorted(ROOT.glob("models/records/*.json")): yield f, notebook.split("/")[0], profile
 
 UNITS = list(committed_units())
 
@@ -42,13 +37,15 @@ def test_there_are_committed_units():
     papers = {f.parts[-2] for f, _, _ in UNITS}
     assert {"tpru", "records"} <= papers, papers      # tpr_rnn's units are retrained on TF 1.x Nadam (issue 51)
 
-@pytest.mark.parametrize("f,profile,builder", UNITS, ids=[str(f.relative_to(ROOT)) for f, _, _ in UNITS])
-def test_unit_key_names_its_file(f, profile, builder):
-    assert builder is not None, f"{f}: no rule here for how its notebook builds the unit's settings; add one"
+@pytest.mark.parametrize("f,folder,profile", UNITS, ids=[str(f.relative_to(ROOT)) for f, _, _ in UNITS])
+def test_unit_key_names_its_file(f, folder, profile):
     rec = json.loads(f.read_text())
     name, seed, _ = re.fullmatch(r"(.+)_s(\d+)_([0-9a-f]{10})", f.stem).groups()
     assert rec["unit"] == f.stem and rec["seed"] == int(seed), f"{f}: the record's unit/seed disagree with its name"
-    c, keys = builder(profile, name, rec)
-    key = unit_key(name, int(seed), c, keys)
-    shaping = {k: c[k] for k in keys if k in c}
-    assert key == f.stem, f"{f}: today's profile table gives the key {key}; its settings: {shaping}"
+    found = owners(folder, profile, name)
+    assert len(found) == 1, f"{f}: {len(found)} registered experiments of {folder} train a unit {name!r} at {profile}"
+    e, u, c = found[0]
+    row = u.row(c, rec)
+    key = u.key(name, int(seed), row)
+    shaping = {k: row[k] for k in u.keys if k in row}
+    assert key == f.stem, f"{f}: today's profile table ({e.notebook}) gives the key {key}; its settings: {shaping}"

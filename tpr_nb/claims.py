@@ -8,16 +8,14 @@ import ast, tomllib
 from dataclasses import dataclass, field
 from importlib.resources import files
 from .catalog import check_fields, read_toml
+from .papers import PAPERS
 
 # %% auto #0
-__all__ = ['PAPERS', 'EVIDENCE_CLASSES', 'HEADLINE', 'RULE_FUNCS', 'RULE_BOUNDS', 'CLAIMS_DATA', 'TPRU', 'HRR_LM', 'TPR_RNN',
-           'URN', 'HUBERT', 'DIAGNOSTICS', 'CLAIMS', 'NEEDS', 'EVIDENCE', 'GUARDS', 'POST_HOC', 'SPREADS', 'Claim',
-           'evidence', 'Guard', 'PostHoc', 'spread', 'guards', 'post_hoc', 'needs', 'parse_rule', 'read_claims',
-           'load_claims']
+__all__ = ['EVIDENCE_CLASSES', 'HEADLINE', 'RULE_FUNCS', 'RULE_BOUNDS', 'CLAIMS_DATA', 'DIAGNOSTICS', 'CLAIMS', 'NEEDS',
+           'EVIDENCE', 'GUARDS', 'POST_HOC', 'SPREADS', 'Claim', 'evidence', 'Guard', 'PostHoc', 'spread', 'guards',
+           'post_hoc', 'needs', 'parse_rule', 'read_claims', 'load_claims', 'eval_rule', 'get_claim']
 
 # %% ../nbs/03a_claims.ipynb #f883b38e
-PAPERS = ("tpru", "hrr_lm", "tpr_rnn", "urn", "hubert")
-
 @dataclass(frozen=True)
 class Claim:
     "One reported number (or measurable statement) of a paper, and the rule that decides if ours reproduces it."
@@ -218,15 +216,32 @@ def read_claims(text: str, paper: str | None = None, where: str = "claims") -> t
     return claims, rows
 
 def load_claims(name: str) -> tuple[list[Claim], dict]:
-    "The claims and registry rows of `claims_data/<name>.toml`: a paper's file, or 'diagnostics'."
+    "The claims and registry rows of paper `name` (its file under `claims_data/`), or of 'diagnostics'."
     paper = None if name == "diagnostics" else name
-    return read_claims((CLAIMS_DATA / f"{name}.toml").read_text(encoding="utf-8"), paper, f"claims_data/{name}.toml")
+    f = "diagnostics.toml" if paper is None else PAPERS[paper].claims
+    return read_claims((CLAIMS_DATA / f).read_text(encoding="utf-8"), paper, f"claims_data/{f}")
 
 # %% ../nbs/03a_claims.ipynb #b83e2d57
-_FILES = {p: load_claims(p) for p in PAPERS}
-TPRU, HRR_LM, TPR_RNN, URN, HUBERT = (_FILES[p][0] for p in PAPERS)
+_FILES = {p: load_claims(p) for p in PAPERS}                # in the registry's order (`tpr_nb.papers`)
 DIAGNOSTICS = load_claims("diagnostics")[0]
-CLAIMS: list[Claim] = TPRU + HRR_LM + TPR_RNN + URN + HUBERT + DIAGNOSTICS
+CLAIMS: list[Claim] = [c for p in PAPERS for c in _FILES[p][0]] + DIAGNOSTICS
 _unique(CLAIMS, "claims_data")   # a diagnostic claim's id is not one of its paper's
 NEEDS, EVIDENCE, GUARDS, POST_HOC, SPREADS = ([r for p in PAPERS for r in _FILES[p][1][k]]
                                              for k in ("needs", "evidence", "guards", "post_hoc", "spreads"))
+
+# %% ../nbs/03a_claims.ipynb #7fe229d7
+def eval_rule(rule: str, ours: float, paper: float | None, **names: float) -> bool:
+    "Evaluate a claim's `rule` with `ours`, `paper` and `names` (a guard's `ref`) bound; a bounded language only."
+    tree = parse_rule(rule, ("ours", "paper", *names))   # the check every rule of the claims files passes
+    if paper is None and any(isinstance(n, ast.Name) and n.id == "paper" for n in ast.walk(tree)):
+        raise ValueError(f"rule {rule!r} uses `paper`, but this claim has no paper value")
+    scope = {"ours": ours, "paper": paper, **names, **RULE_FUNCS}   # bounded (`RULE_BOUNDS`): it cannot hang
+    return bool(eval(compile(tree, "<rule>", "eval"), {"__builtins__": {}}, scope))
+
+def get_claim(paper: str, claim_id: str) -> Claim:
+    "The registered claim `claim_id` of `paper`, with a helpful error."
+    if paper not in PAPERS: raise KeyError(f"unknown paper {paper!r}; use one of {', '.join(PAPERS)}")
+    for c in CLAIMS:
+        if c.paper == paper and c.claim_id == claim_id: return c
+    close = [c.claim_id for c in CLAIMS if c.paper == paper and claim_id.split("_")[0] in c.claim_id][:5]
+    raise KeyError(f"{paper} has no claim {claim_id!r}" + (f"; similar: {close}" if close else ""))

@@ -4,21 +4,22 @@
 
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
-import argparse, ast, copy, fnmatch, hashlib, json, math, os, re, shutil, signal, sys, tempfile, threading, time, warnings
-from contextlib import contextmanager, nullcontext
-from fastcore.xtras import modified_env
+import argparse, ast, copy, fnmatch, hashlib, json, os, re, shutil, signal, sys, threading, time
+from contextlib import nullcontext
 from pathlib import Path
+from fastcore.xtras import modified_env
+from .checkpoints import CheckpointError
 from .data import data_check
-from .report import (PARTIAL, STAGING, VECTOR_SETTINGS, assemble, git_commit, merge_records, project_root, read_records,
-                           read_runs_file, shrunk_sets, write_atomic)
+from .env import git_commit, project_root, write_atomic, write_json
+from .papers import experiment
 from .profiles import PROFILES, check_profile
+from .report import assemble, read_overrides, read_runs_file
+from .units import format_units, held, unit_committer, unit_status
 
 # %% auto #0
-__all__ = ['RESULT_FIELDS', 'INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook',
-           'save_figures', 'executed_notebooks', 'parse_set', 'check_overrides', 'check_value', 'run_name',
-           'read_overrides', 'overrides_header', 'assemble_run', 'commit_units', 'unit_committer', 'unit_status',
-           'format_units', 'stop_processes', 'interruptible', 'land_records', 'run_notebook', 'read_runs', 'write_runs',
-           'locked', 'repro', 'refresh_prose', 'main']
+__all__ = ['INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook', 'save_figures',
+           'executed_notebooks', 'parse_set', 'run_name', 'stop_processes', 'interruptible', 'run_notebook',
+           'read_runs', 'write_runs', 'locked', 'repro', 'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -27,65 +28,66 @@ def is_experiment(nb: Path) -> bool:
     except json.JSONDecodeError as e: raise ValueError(f"notebook {nb} is not valid JSON (half-saved?): {e}") from e
     return any(c["cell_type"] == "code" and "parameters" in c.get("metadata", {}).get("tags", []) for c in cells)
 
+def _matches(rel: str, only: str | None) -> bool:
+    "Whether the relative path `rel` is selected by `only` (a glob, or a part of the path; None: all)."
+    return not only or fnmatch.fnmatch(rel, only) or only in rel
+
 def experiment_notebooks(nbs: Path, only: str | None = None, skip: Path | None = None) -> list[Path]:
-    "Experiment notebooks under `nbs` (none under `skip`, e.g. the executed copies), sorted, filtered by `only` (a glob, or a substring of the relative path)."
+    "The experiment notebooks under `nbs` (none under `skip`, e.g. the executed copies) that `only` selects, sorted."
     if only is not None and not only.strip(): raise ValueError("--only is empty: leave it out to run every notebook")
     skip = Path(skip).resolve() if skip else None
     found = [p for p in sorted(Path(nbs).rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts
              and not (skip and p.resolve().is_relative_to(skip)) and is_experiment(p)]
-    if only:
-        found = [p for p in found if fnmatch.fnmatch(str(p.relative_to(nbs)), only) or only in str(p.relative_to(nbs))]
-    return found
+    return [p for p in found if _matches(str(p.relative_to(nbs)), only)]
 
 # %% ../nbs/04_cli.ipynb #dcd097d0
 class NotebookDamaged(ValueError):
     "A notebook file (an executed copy, or a source notebook) is not a readable notebook."
 
 def read_notebook(p: Path):
-    "The notebook at `p` (nbformat, version 4); a damaged file is a `NotebookDamaged` error that names it and the fix."
+    "The notebook at `p` (nbformat, version 4); a damaged file is a `NotebookDamaged` error naming it and the fix."
     import nbformat
     try: return nbformat.read(str(p), as_version=4)
     except Exception as e:
         why = (str(e).strip().splitlines() or [""])[0][:200]
-        raise NotebookDamaged(f"{p} is damaged ({type(e).__name__}: {why}): re-run its notebook (tpr-nb repro --only ...) or "
-                              f"restore it from git") from e
+        raise NotebookDamaged(f"{p} is damaged ({type(e).__name__}: {why}): re-run its notebook (tpr-nb repro "
+                              "--only ...) or restore it from git") from e
 
 def save_figures(executed: Path, folder: Path) -> list[Path]:
-    "Write every `image/png` output of the executed notebook `executed` to `folder/<stem>-<k>.png` (k = 1, 2, ... in output order), removing its older figures there first."
-    import base64, re
+    "Write each `image/png` output of `executed` to `folder/<stem>-<k>.png`, in order, its older figures removed."
+    import base64
     nb, stem, folder = read_notebook(executed), Path(executed).stem, Path(folder)
     pngs = [o["data"]["image/png"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
             if "image/png" in o.get("data", {})]
-    data = [base64.b64decode(b64 if isinstance(b64, str) else "".join(b64)) for b64 in pngs]   # all read before any is removed
+    data = [base64.b64decode(b if isinstance(b, str) else "".join(b)) for b in pngs]   # all read before any goes
     mine = re.compile(rf"{re.escape(stem)}-\d+\.png")
     for p in (folder.iterdir() if folder.is_dir() else []):
         if mine.fullmatch(p.name): p.unlink()
-    saved = []
-    for k, b in enumerate(data, 1):
-        folder.mkdir(parents=True, exist_ok=True); p = folder / f"{stem}-{k}.png"
-        write_atomic(p, b); saved.append(p)
+    if data: folder.mkdir(parents=True, exist_ok=True)
+    saved = [folder / f"{stem}-{k}.png" for k in range(1, len(data) + 1)]
+    for f, b in zip(saved, data): write_atomic(f, b)
     return saved
 
 def executed_notebooks(folder: Path, only: str | None = None) -> list[Path]:
-    "The executed copies under `folder` (no `.failed`/`.running` ones), sorted, filtered by `only` as `experiment_notebooks` filters."
-    found = [p for p in sorted(Path(folder).rglob("*.ipynb")) if not p.name.endswith((".failed.ipynb", ".running.ipynb"))
-             and ".ipynb_checkpoints" not in p.parts]
-    rel = lambda p: str(p.relative_to(folder))
-    return [p for p in found if not only or fnmatch.fnmatch(rel(p), only) or only in rel(p)]
+    "The executed copies under `folder` (no `.failed`/`.running` ones) that `only` selects, sorted."
+    found = [p for p in sorted(Path(folder).rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts
+             and not p.name.endswith((".failed.ipynb", ".running.ipynb"))]
+    return [p for p in found if _matches(str(p.relative_to(folder)), only)]
 
 # %% ../nbs/04_cli.ipynb #dcdb98b9
 def _plain(v, key: str):
-    "`v` with tuples as lists; a value papermill cannot pass as itself (a set, bytes, a complex number) is an error."
+    "`v` with tuples as lists; a value papermill cannot pass as itself (a set, bytes ...) is an error."
     if isinstance(v, (list, tuple)): return [_plain(x, key) for x in v]
     if isinstance(v, dict): return {k: _plain(x, key) for k, x in v.items()}
     if v is None or isinstance(v, (bool, int, float, str)): return v
-    raise ValueError(f"--set {key}: a {type(v).__name__} cannot be passed to a notebook (use numbers, strings, True/False/None, lists, dicts)")
+    raise ValueError(f"--set {key}: a {type(v).__name__} cannot be passed to a notebook (use numbers, strings, "
+                     "True/False/None, lists, dicts)")
 
 def parse_set(items: list[str]) -> dict:
-    "`['key=value', ...]` as a dict; each value read with `ast.literal_eval`, a bare word that is no Python literal kept as a string."
+    "`['key=value', ...]` as a dict, each value a Python literal (a bare word that is none: a string)."
     out = {}
     for it in items:
-        k, eq, v = it.partition("="); k, v = k.strip(), v.strip()
+        k, eq, v = (s.strip() for s in it.partition("="))
         if not eq or not k.isidentifier(): raise ValueError(f"--set takes key=value pairs, e.g. seeds=[0,1]; got {it!r}")
         if k in out: raise ValueError(f"--set gives {k!r} twice")
         try: val = ast.literal_eval(v)
@@ -93,228 +95,18 @@ def parse_set(items: list[str]) -> dict:
         out[k] = _plain(val, k)
     return out
 
-def _text(c: dict) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
-def _cells(nb: Path) -> list[dict]: return [c for c in json.loads(Path(nb).read_text())["cells"] if c["cell_type"] == "code"]
-
-def _overrides_call(nb: Path) -> tuple[ast.Call, ast.Module]:
-    "The call `profile_config(<table>, profile, overrides=overrides, ...)` of `nb` and its cell's syntax tree; a clear error when `nb` does not take overrides."
-    cells = _cells(nb)
-    par = next((c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])), None)
-    if par is None: raise ValueError(f"{nb} has no cell tagged 'parameters': it is no experiment notebook")
-    assigned = {t.id for s in ast.parse(_text(par)).body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
-    if "overrides" not in assigned:
-        raise ValueError(f"{nb} does not take --set: its parameters cell defines no `overrides` "
-                         f"(add `overrides = {{}}` and pass `overrides=overrides` to its profile_config call)")
-    for c in cells:
-        if "profile_config" not in _text(c): continue
-        try: tree = ast.parse(_text(c))
-        except SyntaxError: continue            # IPython magics: not the call's cell
-        for n in ast.walk(tree):
-            if (isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", None)) == "profile_config" and n.args
-                    and any(k.arg == "overrides" and getattr(k.value, "id", None) == "overrides" for k in n.keywords)):
-                return n, tree
-    raise ValueError(f"{nb} defines `overrides` but passes it to no profile_config call (profile_config(TABLE, profile, overrides=overrides))")
-
-def check_overrides(nb: Path, profile: str, overrides: dict) -> tuple[dict, dict]:
-    "The settings of `nb` at `profile` without and with `overrides`, computed as the notebook will; a `ValueError` naming any unknown key, before anything runs."
-    from tpr_nb.profiles import profile_config
-    call, tree = _overrides_call(nb)
-    table, root = call.args[0], call.args[0]
-    while isinstance(root, ast.Attribute): root = root.value
-    if not isinstance(root, ast.Name): raise ValueError(f"{nb}: cannot read the table of its call {ast.unparse(call)}")
-    bind = lambda s: {(a.asname or a.name).split(".")[0] for a in s.names}
-    imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) and root.id in bind(s)]
-    if not imports or not all((s.module if isinstance(s, ast.ImportFrom) else s.names[0].name).startswith("tpr_nb") for s in imports):
-        raise ValueError(f"{nb}: the table {ast.unparse(table)} of its profile_config call is not imported from tpr_nb in that cell")
-    ns = {}
-    exec(compile(ast.Module(body=imports, type_ignores=[]), str(nb), "exec"), ns)
-    fixed = {}
-    for k in call.keywords:
-        if k.arg == "overrides": continue
-        try: fixed[k.arg] = ast.literal_eval(k.value)
-        except ValueError: fixed[k.arg] = ast.unparse(k.value)
-    t = eval(compile(ast.Expression(table), str(nb), "eval"), ns)
-    try: base, new = dict(profile_config(t, profile, **fixed)), dict(profile_config(t, profile, overrides, **fixed))
-    except ValueError as e: raise ValueError(f"{nb.name} at {profile}: {e}") from None
-    rows = [profile_config(t, p, **fixed) for p in PROFILES if p in t]
-    for k, v in overrides.items():
-        if why := check_value(k, v, [r[k] for r in rows if k in r]):
-            raise ValueError(f"--set {k}={json.dumps(v)}: {k}: {why} ({nb.name}'s profiles give "
-                             f"{', '.join(sorted({json.dumps(r[k]) for r in rows if k in r}))[:300]})")
-    return base, new
-
-def _number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-def _scalar_form(seen: list, v) -> str | None:
-    "Why `v` is not a value of the kind `seen` (a setting's values in the profiles, no None among them) holds, or None."
-    low = min(seen, default=None)
-    if all(isinstance(x, bool) for x in seen): return None if isinstance(v, bool) else "True or False"
-    if all(isinstance(x, int) and not isinstance(x, bool) for x in seen):
-        form = "a positive integer" if low >= 1 else "a non-negative integer" if low >= 0 else "an integer"
-        ok = isinstance(v, int) and not isinstance(v, bool) and (low < 0 or v >= min(low, 1))
-        return None if ok else form
-    if all(_number(x) for x in seen):
-        form = "a positive number" if low > 0 else "a non-negative number" if low >= 0 else "a number"
-        return None if _number(v) and (low < 0 or v > 0 or (low == 0 and v == 0)) else form
-    if all(isinstance(x, str) for x in seen): return None if isinstance(v, str) else "a string"
-    if all(isinstance(x, dict) for x in seen): return None if isinstance(v, dict) else "a dict of settings"
-    return None
-
-def check_value(key: str, v, seen: list) -> str | None:
-    "The form `v` lacks to replace setting `key`, whose values in the profiles are `seen`; None when it fits."
-    if key == "seeds" or key.endswith("_seeds"):
-        ints = isinstance(v, (list, tuple)) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)
-        ok = ints and (v or key != "seeds") and len(set(v)) == len(v)
-        return None if ok else "a list of distinct non-negative integers, e.g. [0, 1]"
-    vals = [x for x in seen if x is not None]
-    if v is None: return None if len(vals) < len(seen) or not vals else "not None (the profiles all set it)"
-    if not vals: return None
-    if all(isinstance(x, (list, tuple)) for x in vals):
-        if not isinstance(v, (list, tuple)): return "a list"
-        if key in VECTOR_SETTINGS:
-            ok = all(_number(x) for x in v) and {len(x) for x in vals} == {len(v)}
-            return None if ok else f"a list of {len(vals[0])} numbers"
-        members = [m for x in vals for m in x]
-        if len({json.dumps(x, sort_keys=True) for x in v}) != len(v): return "a list of distinct values (one is repeated)"
-        if members and all(isinstance(m, str) for m in members):
-            known = list(dict.fromkeys(members))
-            bad = [x for x in v if x not in known]
-            return f"a list of distinct known values ({', '.join(known)}); not {', '.join(map(repr, bad))}" if bad else None
-        if members and (bad := next((x for x in v if _scalar_form(members, x)), None)) is not None:
-            return f"a list of distinct values, each {_scalar_form(members, bad)}"
-        return None
-    return _scalar_form(vals, v)
-
 def run_name(rel: Path, profile: str, overrides: dict) -> str:
-    "A folder name for a run with overrides: notebook, profile, then each `key=value`, filesystem-safe (`urn-10_dyck-smoke-seeds=1`)."
+    "A folder name for a run with overrides: notebook, profile, each `key=value`, filesystem-safe."
     val = lambda v: re.sub(r"[^A-Za-z0-9._,+-]", "_", re.sub(r"""[\[\]{}"' ]""", "", json.dumps(v, separators=(",", ":"))))
     name = "-".join([*Path(rel).with_suffix("").parts, profile, *(f"{k}={val(overrides[k])}" for k in sorted(overrides))])
     if len(name) > 120: name = name[:111] + "-" + hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
     return name
 
-def read_overrides(f: Path) -> dict:
-    "The `overrides.json` `f` of a run folder; a damaged one is an error that names it and the fix."
-    fix = "restore it, or move the run's folder aside and run it again"
-    try: o = json.loads(Path(f).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"{f} is damaged ({e}): {fix}") from e
-    if not isinstance(o, dict) or not {"notebook", "profile", "overrides", "profile_values"} <= set(o):
-        raise ValueError(f"{f} is damaged (not notebook, profile, overrides and profile_values): {fix}")
-    return o
-
-def overrides_header(folder: Path) -> list[str]:
-    "Lines for the top of a run folder's REPORT.md: which settings differ from the profile (from its `overrides.json`); none for a profile's own folder."
-    f = Path(folder) / "overrides.json"
-    if not f.exists(): return []
-    o = read_overrides(f); p = o["profile"]
-    show = lambda v: "`" + json.dumps(v) + "`"
-    rows = [f"| {k} | {show(o['profile_values'][k]) if k in o['profile_values'] else '(not set)'} | {show(v)} |" for k, v in o["overrides"].items()]
-    return [f"**A run with overrides, not the `{p}` profile's report.** `{o['notebook']}` ran at the `{p}` profile with these "
-            f"settings changed (`tpr-nb repro --set`); its records are kept in this folder only.", "",
-            f"| setting | profile `{p}` | this run |", "|---|---|---|", *rows, ""]
-
-def assemble_run(profile: str, folder: Path, runs: list[dict] | None = None) -> Path:
-    "`assemble` the report of `folder`, then, for a run with overrides, put `overrides_header` under REPORT.md's title."
-    report = assemble(profile, folder, runs)
-    head = overrides_header(report.parent)            # `folder` None: the profile's report dir
-    if head:
-        title, *rest = report.read_text().split("\n")
-        write_atomic(report, "\n".join([title, "", *head, *rest]))
-    return report
-
-# %% ../nbs/04_cli.ipynb #664e4733
-def commit_units(folder: Path, root: Path | None = None) -> list[str]:
-    "Commit the unit records (`*.json`) under `folder/units` that git does not have yet or that changed, those files only; their paths."
-    import subprocess
-    root = Path(root or project_root()); units = Path(folder) / "units"
-    if not units.is_dir(): return []
-    git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True)
-    st = git("status", "--porcelain", "--untracked-files=all", "--", str(units.resolve()))
-    if st.returncode: raise RuntimeError(f"git status failed in {root}: {st.stderr.strip()}")
-    files = sorted(l[3:] for l in st.stdout.splitlines() if l.endswith(".json"))
-    if not files: return []
-    names = " ".join(Path(f).stem.rsplit("_", 1)[0] for f in files)
-    for step in (("add", "--", *files), ("commit", "-q", "-m", f"Unit records: {len(files)} finished: {names}", "--only", "--", *files)):
-        r = git(*step)
-        if r.returncode: raise RuntimeError(f"git {step[0]} failed: {r.stderr.strip() or r.stdout.strip()}")
-    return files
-
-@contextmanager
-def unit_committer(folder: Path, every: float = 120.0, root: Path | None = None):
-    "Commit `folder`'s new unit records (`commit_units`) every `every` seconds while the block runs, and once more when it ends."
-    stop = threading.Event()
-    def look():
-        try:
-            done = commit_units(folder, root)
-            if done: print(f"committed {len(done)} unit records: {', '.join(Path(f).stem for f in done)}", flush=True)
-        except Exception as e: print(f"warning: unit records not committed yet ({e}); trying again", file=sys.stderr, flush=True)
-    def loop():
-        while not stop.wait(every): look()
-    t = threading.Thread(target=loop, daemon=True); t.start()
-    try: yield
-    finally: stop.set(); t.join(); look()
-
-
-# %% ../nbs/04_cli.ipynb #fa7cd074
-RESULT_FIELDS = ("test_error", "valid_error", "valid_acc", "test_acc", "acc", "error")
-
-def _skip(f: Path, e: Exception):
-    warnings.warn(f"tpr-nb units: skipped {f}: it is damaged ({type(e).__name__}: {e}); restore or delete it", stacklevel=3)
-
-def _done_row(f: Path) -> dict:
-    r = json.loads(f.read_text())
-    if not isinstance(r, dict): raise ValueError("not a unit record")
-    return dict(paper=f.parent.name, unit=f.stem, state="done", steps=r.get("steps"), wall_s=r.get("wall_s"),
-                **{k: r[k] for k in RESULT_FIELDS if isinstance(r.get(k), (int, float))}, note=str(r.get("note", "")))
-
-def _progress_row(o: Path, folder: Path) -> dict | None:
-    "The in-progress row of the unit whose owner file is `o`, or None when its record is done or another profile's."
-    from tpr_nb.checkpoints import latest_checkpoint
-    from tpr_nb.units import unit_holder
-    owner = json.loads(o.read_text())
-    if not isinstance(owner, dict) or not isinstance(owner.get("record"), str): raise ValueError("no record path in it")
-    rec = Path(owner["record"])
-    if rec.exists() or not rec.is_relative_to(folder): return None       # done, or another profile's
-    ck = latest_checkpoint(o.parent / "checkpoint")                      # a save cut between its renames leaves `.old`
-    try: t = json.loads((ck / "state.json").read_text())["trainer"] if ck else {}
-    except (OSError, ValueError, KeyError, TypeError) as e: t = {}; _skip(ck / "state.json", e)
-    if not isinstance(t, dict): t = {}; _skip(ck / "state.json", ValueError("its trainer state is not a dict"))
-    pid = unit_holder(o.parent)                                          # a run holds it now, or it was stopped
-    best = f"best validation loss {t['best']:.3g} at step {t.get('best_step')}" if isinstance(t.get("best"), (int, float)) else ""
-    note = [f"training now (pid {pid})" if pid else "stopped", best]
-    return dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None,
-                note="; ".join(filter(None, note)))
-
-def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
-    "One row per unit: the records under `folder` (`<paper>/<key>.json`, done) and this machine's unit checkpoints (`cache/units/<key>/`) whose record is to go under `folder` and is not there yet (in progress); a damaged one is skipped with a warning."
-    from tpr_nb.data import cache_dir
-    from tpr_nb.units import UNIT_OWNER
-    rows, folder = [], Path(folder).resolve()
-    for f in sorted(folder.glob("*/*.json")):
-        try: rows.append(_done_row(f))
-        except (OSError, ValueError, TypeError) as e: _skip(f, e)
-    units = Path(cache or cache_dir()) / "units"
-    for o in sorted(units.glob(f"*/{UNIT_OWNER}")) if units.exists() else []:   # units without it: whose they are was not written down
-        try: row = _progress_row(o, folder)
-        except (OSError, ValueError, TypeError, KeyError) as e: _skip(o, e); continue
-        if row: rows.append(row)
-    return rows
-
-def format_units(rows: list[dict]) -> str:
-    "`unit_status`'s rows as a plain table, with a count per state."
-    if not rows: return "no unit records or checkpoints"
-    cols = ["paper", "unit", "state", "steps", "wall_s"] + [k for k in RESULT_FIELDS if any(k in r for r in rows)] + ["note"]
-    fmt = lambda v: "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
-    table = [cols] + [[fmt(r.get(k)) for k in cols] for r in rows]
-    w = [max(len(row[i]) for row in table) for i in range(len(cols))]
-    lines = ["  ".join(v.ljust(w[i]) for i, v in enumerate(row)).rstrip() for row in table]
-    n = {s: sum(r["state"] == s for r in rows) for s in ("done", "in progress")}
-    return "\n".join(lines + [f"{n['done']} done, {n['in progress']} in progress"])
-
 # %% ../nbs/04_cli.ipynb #26974475
 INLINE = "module://matplotlib_inline.backend_inline"
 
 def _error_line(e: Exception) -> str:
-    "`Type: message`, the message being the last line of the error that is not a rule of dashes or equals signs."
+    "`Type: message`, the message being the error's last line that is not a rule of dashes or equals signs."
     lines = [l.strip() for l in str(e).strip().splitlines() if l.strip() and set(l.strip()) - set("-=")]
     return f"{type(e).__name__}: {lines[-1] if lines else ''}"
 
@@ -331,65 +123,53 @@ def stop_processes(procs: list, grace: float = 10.0):
         except psutil.NoSuchProcess: pass
 
 def interruptible(fn):
-    "`fn()` run in a worker thread while this thread waits: Ctrl-C (or SIGTERM) stops every process `fn` started, its kernel and the kernel's workers, then raises `KeyboardInterrupt`."
+    "`fn()` in a worker thread; Ctrl-C or SIGTERM stops every process it started, then raises `KeyboardInterrupt`."
     import psutil
-    me = psutil.Process(); before = {p.pid for p in me.children(recursive=True)}
-    box = {}
+    me, box = psutil.Process(), {}
+    before = {p.pid for p in me.children(recursive=True)}
     def target():
         try: box["value"] = fn()
         except BaseException as e: box["error"] = e
-    t = threading.Thread(target=target, daemon=True, name="notebook"); t.start()
+    t = threading.Thread(target=target, daemon=True, name="notebook")
+    t.start()
     main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGTERM, _raise_interrupt) if main else None
     try:
         while t.is_alive(): t.join(0.5)
     except KeyboardInterrupt:
-        stop_processes([p for p in me.children(recursive=True) if p.pid not in before]); t.join(30)
+        stop_processes([p for p in me.children(recursive=True) if p.pid not in before])
+        t.join(30)
         raise
     finally:
         if main: signal.signal(signal.SIGTERM, old)
     if "error" in box: raise box["error"]
     return box.get("value")
 
-def land_records(staging: Path, report: Path) -> int:
-    "Move the records a notebook staged (`staging/metrics/*.json`) into `report/metrics/`; how many."
-    n = 0
-    for f in sorted((Path(staging) / "metrics").glob("*.json")):
-        recs = read_records(f); merge_records(Path(report) / "metrics" / f.name, recs); n += len(recs)
-    return n
-
 KEPT = "nothing recorded: its last good records and executed copy are kept"
 
-def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None, overrides: dict | None = None,
-                 partial: dict | None = None) -> dict:
-    "Execute `nb` with papermill at `profile` (with `overrides`; `partial`: `shrunk_sets`); its staged records land in `report` and its executed copy replaces `out_nb` only on success (else `<out_nb>.failed.ipynb`); status, wall time, error."
+def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None,
+                 overrides: dict | None = None) -> dict:
+    "Execute `nb` at `profile` into the report folder `report`; its copy replaces `out_nb` only if it succeeds."
     import papermill as pm
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     tmp, failed = out_nb.with_suffix(".running.ipynb"), out_nb.with_suffix(".failed.ipynb")
-    report = Path(report).resolve()                            # the kernel runs in the notebook's folder
-    (report / ".staging").mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{out_nb.stem}-", dir=report / ".staging"))
-    t0 = time.time(); status, err = "ok", ""
+    params = dict(profile=profile, out=str(Path(report).resolve()), commit=git_commit())   # its one channel in
+    if overrides: params["overrides"] = overrides
+    run = lambda: pm.execute_notebook(str(nb), str(tmp), parameters=params, cwd=str(nb.parent),
+                                      kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+    t0, status, err = time.time(), "ok", ""
     try:
-        env = {"TPR_NB_REPORT_DIR": str(report), "TPR_NB_NOTEBOOK": nb.name, "TPR_NB_COMMIT": git_commit(), "MPLBACKEND": INLINE,
-               STAGING: str(staging), PARTIAL: json.dumps(partial or {})}
-        with modified_env(**env):
-            interruptible(lambda: pm.execute_notebook(str(nb), str(tmp), parameters={"profile": profile, **({"overrides": overrides} if overrides else {})},
-                                                      cwd=str(nb.parent), kernel_name="python3", progress_bar=False, execution_timeout=timeout))
-        land_records(staging, report)                          # the notebook ran to its end: its records count
-        os.replace(tmp, out_nb); failed.unlink(missing_ok=True)
+        with modified_env(MPLBACKEND=INLINE): interruptible(run)
+        os.replace(tmp, out_nb)
+        failed.unlink(missing_ok=True)
     except Exception as e:
         status, err = "failed", f"{_error_line(e)}; {KEPT}"
         if tmp.exists(): os.replace(tmp, failed)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        try: staging.parent.rmdir()
-        except OSError: pass                                   # another run's staging is still there
     return dict(notebook=str(nb), status=status, wall_s=round(time.time() - t0, 1), error=err,
                 output=str(out_nb if status == "ok" else failed))
 
 def _rel(p, root: Path, out: Path | None = None) -> str:
-    "`p` relative to the project `root`, else to the report folder `out`: never a machine's absolute path where either holds it."
+    "`p` relative to the project `root`, else to the report folder `out`: never a machine's absolute path there."
     p = Path(p)
     if not p.is_absolute(): return str(p)
     for base in filter(None, [root, out]):
@@ -397,7 +177,7 @@ def _rel(p, root: Path, out: Path | None = None) -> str:
     return str(p)
 
 def read_runs(out: Path) -> list[dict]:
-    "The runs recorded in `out/runs.json` ([] when there is none), with relative paths; a damaged file is an error naming it, left where it is."
+    "The runs recorded in `out/runs.json` ([] when there is none), with relative paths; a damaged file is named."
     runs = read_runs_file(Path(out) / "runs.json")
     return [dict(r, output=_rel(r["output"], project_root(), out)) if r.get("output") else r for r in runs]
 
@@ -405,129 +185,159 @@ def write_runs(out: Path, runs: list[dict]):
     "Merge `runs` into `out/runs.json` (a notebook's latest run replaces its earlier one), atomically."
     done = {r["notebook"] for r in runs}
     merged = [r for r in read_runs(out) if r["notebook"] not in done] + runs
-    write_atomic(Path(out) / "runs.json", json.dumps(merged, indent=1))
+    write_json(Path(out) / "runs.json", merged)
     return merged
 
 def locked(folder: Path, what: str = "tpr-nb repro"):
-    "Hold `folder/.lock` for the block (`tpr_nb.units.held`); a second holder fails at once with a message that names the lock."
-    from tpr_nb.units import held
+    "Hold `folder/.lock` for the block (`tpr_nb.units.held`); a second holder fails at once, naming the lock."
     folder.mkdir(parents=True, exist_ok=True)
     return held(folder / ".lock", f"another {what} is writing into {folder}: wait for it to finish")
 
 def _run_folder(nb: Path, rel: Path, profile: str, overrides: dict, base: Path, root: Path) -> tuple[Path, dict]:
-    "The folder under `base` of a run of `nb` with `overrides`, and what its `overrides.json` says; every check done before anything runs."
-    profile_values, _ = check_overrides(nb, profile, overrides)
+    "The folder under `base` of a run of `nb` with `overrides`, and its `overrides.json`; every check done first."
+    profile_values, _ = experiment(nb).check(profile, overrides)
     out = base / run_name(rel, profile, overrides)
-    mine = [p for p in PROFILES if out.resolve().is_relative_to((root / "reports" / p).resolve())]
-    if mine: raise ValueError(f"a run with --set writes to its own folder, never under reports/{mine[0]}/: pass another --out (default reports/runs)")
+    if mine := [p for p in PROFILES if out.resolve().is_relative_to((root / "reports" / p).resolve())]:
+        raise ValueError(f"a run with --set writes to its own folder, never under reports/{mine[0]}/: pass another "
+                         "--out (default reports/runs)")
     meta = dict(notebook=str(rel), profile=profile, overrides=overrides,
                 profile_values={k: profile_values[k] for k in overrides if k in profile_values})
     f = out / "overrides.json"
     if f.exists() and (old := read_overrides(f))["overrides"] != overrides:
-        raise ValueError(f"{out} holds a run with other settings ({old['overrides']}): move it aside or pass another --out")
+        raise ValueError(f"{out} holds a run with other settings ({old['overrides']}): move it aside or pass another "
+                         "--out")
     return out, json.loads(json.dumps(meta, default=str))
+
+def _one(found: list[Path], only: str | None, nbs: Path) -> Path:
+    "The one notebook `--only` selects for a run with `--set`."
+    if len(found) == 1: return found[0]
+    names = ", ".join(str(p.relative_to(nbs)) for p in found[:8]) + (", ..." if len(found) > 8 else "")
+    raise ValueError(f"--set applies to one experiment notebook, and --only {only!r} matches {len(found)} notebooks "
+                     f"({names}): name one")
 
 def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: Path | None = None,
           timeout: int | None = None, overrides: dict | None = None, commit: bool = False) -> tuple[list[dict], Path]:
-    "Run the experiment notebooks at `profile` into `out` (default `reports/<profile>`) and assemble the report; with `overrides`, the one notebook `only` selects, into its own folder under `out` (default `reports/runs`); `commit`: commit each unit record as it lands (`unit_committer`)."
+    "Run the experiment notebooks at `profile` into `out` and assemble its report; the runs and the report's path."
     check_profile(profile)
-    root = project_root(); nbs = Path(nbs or root / "nbs")
-    out = Path(out or root / "reports" / ("runs" if overrides else profile))
+    root = project_root()
+    nbs, out = Path(nbs or root / "nbs"), Path(out or root / "reports" / ("runs" if overrides else profile))
     found = experiment_notebooks(nbs, only, skip=out)
     if not found: raise ValueError(f"no experiment notebook under {nbs} matches {only!r}")
     if overrides:
-        if len(found) != 1:
-            raise ValueError(f"--set applies to one experiment notebook, and --only {only!r} matches {len(found)} notebooks "
-                             f"({', '.join(str(p.relative_to(nbs)) for p in found[:8])}{', ...' if len(found) > 8 else ''}): name one")
-        out, meta = _run_folder(found[0], found[0].relative_to(nbs), profile, overrides, out, root)
-    runs, partial = [], shrunk_sets(overrides, meta["profile_values"]) if overrides else {}
+        nb = _one(found, only, nbs)
+        out, meta = _run_folder(nb, nb.relative_to(nbs), profile, overrides, out, root)
+    runs = []
     with locked(out), (unit_committer(out, root=root) if commit else nullcontext()):
-        read_runs(out)                                         # a damaged runs.json stops the run before anything runs
-        if overrides: write_atomic(out / "overrides.json", json.dumps(meta, indent=1))
+        read_runs(out)                                         # a damaged runs.json stops the run before it starts
+        if overrides: write_json(out / "overrides.json", meta)
         for nb in found:
             rel = nb.relative_to(nbs)
             print(f"[{profile}] {rel} ...", flush=True)
-            try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout, overrides, partial)
+            try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout, overrides)
             except KeyboardInterrupt:
-                write_runs(out, runs + [dict(notebook=str(rel), status="interrupted", wall_s=0.0, error="KeyboardInterrupt", output="")])
+                stopped = dict(notebook=str(rel), status="interrupted", wall_s=0.0, error="KeyboardInterrupt", output="")
+                write_runs(out, runs + [stopped])
                 raise
-            r.update(notebook=str(rel), output=_rel(r["output"], root, out)); runs.append(r)
+            r.update(notebook=str(rel), output=_rel(r["output"], root, out))
+            runs.append(r)
             if r["status"] == "ok": save_figures(out / "notebooks" / rel, out / "figures" / rel.parent)
             write_runs(out, runs)
             print(f"[{profile}] {rel}: {r['status']} in {r['wall_s']:.0f} s {r['error']}", flush=True)
         merged = write_runs(out, runs)
-    return merged, assemble_run(profile, out, merged)
+    return merged, assemble(profile, out, merged)
 
 # %% ../nbs/04_cli.ipynb #f8ce09ea
 def _is_injected(c: dict) -> bool: return "injected-parameters" in c.get("metadata", {}).get("tags", [])
 def _src(c: dict) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+
 def _new_prose(old, new):
     "The executed markdown cell `old` (keeping its papermill metadata) with `new`'s text, or `new` when there is none."
     if old is None: return new
     old = copy.deepcopy(old)   # a copy: the caller compares the result with the executed cells
-    old.source = new.source; return old
+    old.source = new.source
+    return old
 
 def _code(s: str) -> list:
-    "The tokens of Python source `s` without comments and line breaks that end no statement; `s` itself where it does not tokenize (magics)."
+    "The tokens of Python source `s` without comments and line breaks inside statements; `s` where it does not tokenize."
     import io, tokenize
-    try: return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(s).readline) if t.type not in (tokenize.COMMENT, tokenize.NL)]
+    skip = (tokenize.COMMENT, tokenize.NL)
+    try: return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(s).readline) if t.type not in skip]
     except (tokenize.TokenError, SyntaxError, IndentationError): return [s]
 
 def refresh_prose(nb: Path, executed: Path) -> bool:
-    "Copy `nb`'s markdown (and code comments) into its executed copy `executed` when their code cells are identical but for comments; whether anything changed."
+    "Copy `nb`'s prose (and code comments) into its executed copy when their code is the same; whether it changed."
     import nbformat
     src, ex = read_notebook(nb), read_notebook(executed)
     code_ex = [c for c in ex.cells if c.cell_type == "code" and not _is_injected(c)]
     if [_code(_src(c)) for c in src.cells if c.cell_type == "code"] != [_code(_src(c)) for c in code_ex]:
-        raise ValueError(f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb repro --only ...)")
+        raise ValueError(f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb repro "
+                         "--only ...)")
     injected = {id(prev): c for prev, c in zip(ex.cells, ex.cells[1:]) if _is_injected(c)}
     md_ex = {c.get("id"): c for c in ex.cells if c.cell_type == "markdown" and c.get("id")}
     done, it = [], iter(code_ex)
     for c in src.cells:
-        if c.cell_type != "code": done.append(_new_prose(md_ex.get(c.get("id")), c)); continue
+        if c.cell_type != "code":
+            done.append(_new_prose(md_ex.get(c.get("id")), c))
+            continue
         e = next(it)
-        if _src(e) != _src(c): e = copy.deepcopy(e); e.source = c.source           # new comments, same code: outputs kept
+        if _src(e) != _src(c):                                  # new comments, same code: its outputs kept
+            e = copy.deepcopy(e)
+            e.source = c.source
         done.append(e)
         if id(e) in injected: done.append(injected[id(e)])
     changed = [_src(c) for c in done] != [_src(c) for c in ex.cells]
-    if changed: ex.cells = done; nbformat.write(ex, str(executed))
+    if changed:
+        ex.cells = done
+        nbformat.write(ex, str(executed))
     return changed
 
 # %% ../nbs/04_cli.ipynb #13ad2f37
 def _data_check_cmd(a) -> int:
+    "`tpr-nb data check`."
     rows = data_check(a.dataset or None)
     w = max(len(f"{r.dataset}/{r.path}") for r in rows)
     for r in rows:
         where = r.where if r.status == "ok" else (r.url or "no URL known") if r.status == "missing" else r.where
         print(f"{r.status:8s} {r.dataset + '/' + r.path:{w}s}  {where}")
     n = {s: sum(r.status == s for r in rows) for s in ("ok", "unverified", "missing", "missing-mirror", "corrupt")}
-    print(f"\n{len({r.dataset for r in rows})} datasets, {len(rows)} files: {n['ok']} verified, {n['unverified']} found but without a "
-          f"checksum to verify, {n['missing']} missing (their URLs are listed; `locate` downloads them on first use unless "
-          f"TPR_NB_OFFLINE=1), {n['missing-mirror']} missing from the mirror that should have them, {n['corrupt']} corrupt.")
+    print(f"\n{len({r.dataset for r in rows})} datasets, {len(rows)} files: {n['ok']} verified, {n['unverified']} "
+          f"found but without a checksum to verify, {n['missing']} missing (their URLs are listed; `locate` downloads "
+          f"them on first use unless TPR_NB_OFFLINE=1), {n['missing-mirror']} missing from the mirror that should "
+          f"have them, {n['corrupt']} corrupt.")
     if not os.environ.get("TPR_NB_DATA"): print("TPR_NB_DATA is not set: only the cache was searched.")
     return 1 if n["corrupt"] or n["missing-mirror"] else 0
 
 def _repro_cmd(a) -> int:
-    runs, report = repro(a.profile, a.only, a.nbs, a.out, a.timeout, parse_set(a.set) if a.set else None, a.commit_units)
+    "`tpr-nb repro`."
+    overrides = parse_set(a.set) if a.set else None
+    runs, report = repro(a.profile, a.only, a.nbs, a.out, a.timeout, overrides, a.commit_units)
     failed = [r["notebook"] for r in runs if r["status"] != "ok"]
     print(f"\n{len(runs)} notebooks, {len(failed)} failed{': ' + ', '.join(failed) if failed else ''}. Report: {report}")
     return 1 if failed else 0
 
 def _prose_cmd(a) -> int:
-    root = project_root(); nbs = Path(a.nbs or root / "nbs"); out = Path(a.out or root / "reports" / a.profile) / "notebooks"
+    "`tpr-nb prose`."
+    root = project_root()
+    nbs, out = Path(a.nbs or root / "nbs"), Path(a.out or root / "reports" / a.profile) / "notebooks"
     stale, damaged = [], []
     for nb in experiment_notebooks(nbs, a.only):
-        executed = out / nb.relative_to(nbs)
+        executed, rel = out / nb.relative_to(nbs), str(nb.relative_to(nbs))
         if not executed.exists(): continue
         try: print(f"{'refreshed' if refresh_prose(nb, executed) else 'unchanged'}  {executed}")
-        except NotebookDamaged as e: damaged.append(str(nb.relative_to(nbs))); print(f"damaged       {e}")
-        except ValueError as e: stale.append(str(nb.relative_to(nbs))); print(f"code changed  {executed}: re-run it")
+        except NotebookDamaged as e:
+            damaged.append(rel)
+            print(f"damaged       {e}")
+        except ValueError:
+            stale.append(rel)
+            print(f"code changed  {executed}: re-run it")
     if stale: print(f"\n{len(stale)} executed notebooks have older code and were left as they are: {', '.join(stale)}")
     if damaged: print(f"\n{len(damaged)} notebooks are damaged and were left as they are: {', '.join(damaged)}")
     return 1 if stale or damaged else 0
 
 def _figures_cmd(a) -> int:
-    root = project_root(); out = Path(a.out or root / "reports" / a.profile); ex = out / "notebooks"
+    "`tpr-nb figures`."
+    out = Path(a.out or project_root() / "reports" / a.profile)
+    ex = out / "notebooks"
     found = executed_notebooks(ex, a.only)
     if not found: raise ValueError(f"no executed notebook under {ex} matches {a.only!r}")
     with locked(out):
@@ -537,51 +347,67 @@ def _figures_cmd(a) -> int:
     return 0
 
 def _report_cmd(a) -> int:
-    print(assemble_run(a.profile, a.out)); return 0
+    "`tpr-nb report`."
+    print(assemble(a.profile, a.out))
+    return 0
 
 def _units_cmd(a) -> int:
-    print(format_units(unit_status(a.folder or project_root() / "reports" / a.profile / "units"))); return 0
+    "`tpr-nb units`."
+    print(format_units(unit_status(a.folder or project_root() / "reports" / a.profile / "units")))
+    return 0
 
-def main(argv: list[str] | None = None) -> int:
-    "Entry point of the `tpr-nb` command."
+def _parser() -> argparse.ArgumentParser:
+    "The parser of the `tpr-nb` command."
     p = argparse.ArgumentParser(prog="tpr-nb", description="Reproductions of five papers on structured representations.")
     sub = p.add_subparsers(dest="cmd", required=True)
+    only = dict(default=None, help="glob or substring of the notebook path under nbs/")
     d = sub.add_parser("data", help="dataset tools").add_subparsers(dest="what", required=True)
     c = d.add_parser("check", help="where each dataset file is, whether it verifies, what is missing")
     c.add_argument("--dataset", action="append", help="only this dataset (repeatable)")
     c.set_defaults(fn=_data_check_cmd)
     r = sub.add_parser("repro", help="run the experiment notebooks with papermill and assemble the report")
     r.add_argument("--profile", default="quick", choices=PROFILES)
-    r.add_argument("--only", default=None, help="glob or substring of the notebook path under nbs/")
+    r.add_argument("--only", **only)
     r.add_argument("--nbs", default=None, type=Path)
-    r.add_argument("--out", default=None, type=Path, help="the report folder (default reports/<profile>); with --set, the folder its run's folder goes into (default reports/runs)")
+    r.add_argument("--out", default=None, type=Path, help="the report folder (default reports/<profile>); with "
+                   "--set, the folder its run's folder goes into (default reports/runs)")
     r.add_argument("--timeout", default=None, type=int, help="seconds per cell")
     r.add_argument("--set", nargs="+", default=None, metavar="KEY=VALUE",
-                   help="change settings of the one notebook --only selects, e.g. --set seeds=[0,1] max_steps=20000 (values are Python literals; "
-                        "a bare word is a string); the run goes to reports/runs/<name>/, never into reports/<profile>/")
-    r.add_argument("--commit-units", action="store_true",
-                   help="git-commit each finished unit record of a long or full run as it lands (reports/<profile>/units/), that file only")
+                   help="change settings of the one notebook --only selects, e.g. --set seeds=[0,1] max_steps=20000 "
+                        "(values are Python literals; a bare word is a string); the run goes to "
+                        "reports/runs/<name>/, never into reports/<profile>/")
+    r.add_argument("--commit-units", action="store_true", help="git-commit each finished unit record of a long or "
+                   "full run as it lands (reports/<profile>/units/), that file only")
     r.set_defaults(fn=_repro_cmd)
-    q = sub.add_parser("prose", help="copy each notebook's prose into its executed copy when their code cells are identical")
+    q = sub.add_parser("prose", help="copy each notebook's prose into its executed copy when their code is the same")
     q.add_argument("--profile", default="quick", choices=PROFILES)
-    q.add_argument("--only", default=None, help="glob or substring of the notebook path under nbs/")
-    q.add_argument("--nbs", default=None, type=Path); q.add_argument("--out", default=None, type=Path)
+    q.add_argument("--only", **only)
+    q.add_argument("--nbs", default=None, type=Path)
+    q.add_argument("--out", default=None, type=Path)
     q.set_defaults(fn=_prose_cmd)
-    f = sub.add_parser("figures", help="save every figure of the executed notebooks as PNG under reports/<profile>/figures/<paper>/")
+    f = sub.add_parser("figures", help="save every figure of the executed notebooks as PNG under "
+                       "reports/<profile>/figures/<paper>/")
     f.add_argument("--profile", default="quick", choices=PROFILES)
     f.add_argument("--only", default=None, help="glob or substring of the notebook path under notebooks/")
     f.add_argument("--out", default=None, type=Path, help="the report folder (default reports/<profile>)")
     f.set_defaults(fn=_figures_cmd)
     s = sub.add_parser("report", help="assemble REPORT.md and claims.csv from recorded results")
-    s.add_argument("--profile", default="quick", choices=PROFILES); s.add_argument("--out", default=None, type=Path)
+    s.add_argument("--profile", default="quick", choices=PROFILES)
+    s.add_argument("--out", default=None, type=Path)
     s.set_defaults(fn=_report_cmd)
-    u = sub.add_parser("units", help="where a long run stands: its finished units (committed records) and this machine's units in progress")
+    u = sub.add_parser("units", help="where a long run stands: its finished units (committed records) and this "
+                       "machine's units in progress")
     u.add_argument("--profile", default="full", choices=PROFILES)
     u.add_argument("--folder", default=None, type=Path, help="the unit records (default reports/<profile>/units)")
     u.set_defaults(fn=_units_cmd)
-    from tpr_nb.demo import add_demo_parser; add_demo_parser(sub)        # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)
-    a = p.parse_args(argv)
-    from tpr_nb.checkpoints import CheckpointError
+    from tpr_nb.demo import add_demo_parser
+    add_demo_parser(sub)                                        # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)
+    return p
+
+def main(argv: list[str] | None = None) -> int:
+    "Entry point of the `tpr-nb` command."
+    a = _parser().parse_args(argv)
     try: return a.fn(a)
-    except (KeyError, ValueError, FileNotFoundError, CheckpointError) as e:     # a model file the demo cannot load, too
-        print(f"tpr-nb: error: {e}", file=sys.stderr); return 2
+    except (KeyError, ValueError, FileNotFoundError, CheckpointError) as e:   # a model file the demo cannot load, too
+        print(f"tpr-nb: error: {e}", file=sys.stderr)
+        return 2

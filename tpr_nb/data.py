@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_data.ipynb #b032c73f
 from __future__ import annotations
-import csv, hashlib, io, os, re, shutil, tarfile, tempfile, urllib.request, warnings, zipfile, random
+import hashlib, os, random, re, shutil, tarfile, tempfile, urllib.request, warnings, zipfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,13 +13,10 @@ from datasets import Dataset
 from .catalog import CATALOG, DataFile, DatasetInfo
 
 # %% auto #0
-__all__ = ['BABI_TASKS', 'LM_FILES', 'GLUE_COLUMNS', 'WORD_CATEGORIZATION', 'DataMissingError', 'DataCorruptError', 'data_roots',
-           'cache_dir', 'dataset_info', 'file_entry', 'sha256_file', 'git_blob_file', 'verify_file', 'download',
-           'locate', 'FileStatus', 'data_check', 'Vocab', 'check_ids', 'pad', 'length_mask', 'bucket_batches',
-           'lm_batches', 'babi_tokens', 'parse_babi', 'load_babi', 'load_lm_corpus', 'load_conll2000',
-           'load_hrr_chunks', 'load_ud_ewt', 'lm_vocab', 'ptb_vocab', 'sentence_ids', 'stream_ids', 'ptb_token',
-           'load_glue', 'load_hans', 'load_logical_entailment', 'tsv_rows', 'load_linzen_testset',
-           'load_word_similarity', 'load_google_analogy', 'load_msr_analogy', 'load_word_categorization']
+__all__ = ['LM_FILES', 'DataMissingError', 'DataCorruptError', 'data_roots', 'cache_dir', 'dataset_info', 'file_entry',
+           'sha256_file', 'git_blob_file', 'verify_file', 'download', 'locate', 'FileStatus', 'data_check', 'Vocab',
+           'check_ids', 'pad', 'length_mask', 'bucket_batches', 'lm_batches', 'load_lm_corpus', 'text_blocks',
+           'load_ud_ewt', 'lm_vocab', 'ptb_vocab', 'sentence_ids', 'stream_ids', 'ptb_token']
 
 # %% ../nbs/01_data.ipynb #4fff96bc
 class DataMissingError(FileNotFoundError):
@@ -216,54 +213,6 @@ def lm_batches(ids: torch.Tensor, batch_size: int, bptt: int):
         L = min(bptt, n - 1 - i)
         yield data[:, i : i + L], data[:, i + 1 : i + 1 + L]
 
-# %% ../nbs/01_data.ipynb #6f05ea96
-BABI_TASKS = {1: "single-supporting-fact", 2: "two-supporting-facts", 3: "three-supporting-facts",
-    4: "two-arg-relations", 5: "three-arg-relations", 6: "yes-no-questions", 7: "counting", 8: "lists-sets",
-    9: "simple-negation", 10: "indefinite-knowledge", 11: "basic-coreference", 12: "conjunction",
-    13: "compound-coreference", 14: "time-reasoning", 15: "basic-deduction", 16: "basic-induction",
-    17: "positional-reasoning", 18: "size-reasoning", 19: "path-finding", 20: "agents-motivations"}
-
-def babi_tokens(s: str) -> list[str]:
-    "Lower-cased words of a bAbI line, with the final '.' or '?' dropped."
-    return s.lower().replace(".", " ").replace("?", " ").replace(",", " , ").split()
-
-def parse_babi(text: str, source: str = "<text>") -> dict:
-    "Columns story (list of token lists), question, answer, supports (story positions) from bAbI text; a malformed line is an error naming `source` and the line."
-    out = dict(story=[], question=[], answer=[], supports=[])
-    story, pos, last = [], {}, 0
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip(): continue
-        where = f"{source}, line {i}: {line[:80]!r}"
-        num, _, rest = line.partition(" ")
-        if not num.isdigit() or not rest.strip(): raise ValueError(f"{where}: a bAbI line is '<number> <sentence>' or '<number> <question>\\t<answer>\\t<supports>'")
-        n = int(num)
-        if n == 1: story, pos, last = [], {}, 0
-        elif n != last + 1: raise ValueError(f"{where}: line number {n} follows {last} (a story's numbering restarts at 1 and counts up by one)")
-        last = n
-        if "\t" in rest:
-            q, a, *sup = rest.split("\t")
-            if not q.strip().endswith("?"):
-                raise ValueError(f"{where}: a story sentence with a tab in it (a tab only separates a question, which ends in '?', "
-                                 f"from its answer and supports)")
-            if not a.strip() or len(sup) > 1: raise ValueError(f"{where}: a question line is '<question>\\t<answer>\\t<supports>'")
-            ids = (sup[0] if sup else "").split()
-            if not all(s.isdigit() and int(s) in pos for s in ids):
-                raise ValueError(f"{where}: supports {ids} name lines that are not sentences of this story")
-            out["story"].append(list(story)); out["question"].append(babi_tokens(q)); out["answer"].append(a.strip())
-            out["supports"].append([pos[int(s)] for s in ids])
-        elif "?" in rest: raise ValueError(f"{where}: a question without a tab before its answer")
-        else:
-            pos[n] = len(story); story.append(babi_tokens(rest))
-    return out
-
-def load_babi(task: int, split: str = "train", size: str = "10k") -> Dataset:
-    "bAbI v1.2 task `task` (1-20), `split` train/test, `size` '10k' or '1k'."
-    if task not in BABI_TASKS: raise ValueError(f"bAbI task must be 1-20, got {task!r}")
-    if size not in ("10k", "1k"): raise ValueError(f"bAbI size must be '10k' or '1k', got {size!r}")
-    folder = "en-10k" if size == "10k" else "en"
-    p = locate("babi", f"tasks_1-20_v1-2/{folder}/qa{task}_{BABI_TASKS[task]}_{split}.txt")
-    return Dataset.from_dict(parse_babi(p.read_text(), str(p)))
-
 # %% ../nbs/01_data.ipynb #2b60f0bd
 LM_FILES = {"ptb": "ptb.{split}.txt", "wikitext-2": "{split}.txt"}
 
@@ -273,27 +222,21 @@ def load_lm_corpus(name: str, split: str) -> Dataset:
     text = locate(name, LM_FILES[name].format(split=split)).read_text(encoding="utf-8")
     return Dataset.from_dict({"tokens": [l.split() + ["<eos>"] for l in text.splitlines() if l.strip()]})
 
-def _blocks(text: str):
+def text_blocks(text: str):
+    "The blocks of non-blank lines of `text` (a sentence each, in CoNLL formats)."
     block = []
     for line in text.splitlines():
         if line.strip(): block.append(line)
-        elif block: yield block; block = []
+        elif block:
+            yield block
+            block = []
     if block: yield block
 
-def load_conll2000(split: str) -> Dataset:
-    "CoNLL-2000 chunking: columns tokens, pos, chunk (IOB tags) per sentence."
-    rows = [list(zip(*(l.split() for l in b))) for b in _blocks(locate("conll2000", f"{split}.txt").read_text())]
-    return Dataset.from_dict({k: [list(r[i]) for r in rows] for i, k in enumerate(["tokens", "pos", "chunk"])})
-
-def load_hrr_chunks(split: str) -> Dataset:
-    "The HRR authors' chunk data: columns tokens and tags (B = begins a chunk, I = inside, O = outside)."
-    rows = [l.split() for l in locate("hrr_ptb_chunk", f"ptb-chunk/{split}.txt").read_text().splitlines() if l.strip()]
-    return Dataset.from_dict({"tokens": [r[0::2] for r in rows], "tags": [[t.strip("<>") for t in r[1::2]] for r in rows]})
 
 def load_ud_ewt(split: str) -> Dataset:
     "UD English-EWT: tokens, upos, feats, head (0 = root), deprel per sentence; multiword and empty nodes skipped."
     cols = dict(tokens=[], upos=[], feats=[], head=[], deprel=[])
-    for b in _blocks(locate("ud_english_ewt", f"en_ewt-ud-{split}.conllu").read_text(encoding="utf-8")):
+    for b in text_blocks(locate("ud_english_ewt", f"en_ewt-ud-{split}.conllu").read_text(encoding="utf-8")):
         rows = [l.split("\t") for l in b if not l.startswith("#")]
         rows = [r for r in rows if r[0].isdigit()]
         for k, i in [("tokens", 1), ("upos", 3), ("feats", 5), ("deprel", 7)]: cols[k].append([r[i] for r in rows])
@@ -327,99 +270,3 @@ def ptb_token(tok: str, vocab: Vocab) -> str | None:
     if not any(ch.isalnum() for ch in t): return None
     return t if t in vocab else "<unk>"
 
-
-# %% ../nbs/01_data.ipynb #747e040b
-GLUE_COLUMNS = {  # task: (first sentence, second sentence or None, label); None label = unlabelled test split
-    "RTE": ("sentence1", "sentence2", "label"), "QNLI": ("question", "sentence", "label"),
-    "SST-2": ("sentence", None, "label"), "MRPC": ("#1 String", "#2 String", "Quality"),
-    "MNLI": ("sentence1", "sentence2", "gold_label"), "QQP": ("question1", "question2", "is_duplicate")}
-
-def _read_tsv(p: Path) -> list[dict]:
-    lines = p.read_text(encoding="utf-8-sig").splitlines()
-    head = lines[0].split("\t")
-    return [dict(zip(head, l.split("\t"))) for l in lines[1:] if l.strip()]
-
-def load_glue(task: str, split: str) -> Dataset:
-    "A GLUE task's split as columns text_a, text_b (may be empty) and label (string; '' for test)."
-    if task not in GLUE_COLUMNS: raise ValueError(f"unknown GLUE task {task!r}; use one of {list(GLUE_COLUMNS)}")
-    a, b, y = GLUE_COLUMNS[task]
-    name = {"MNLI": "mnli", "QQP": "qqp"}.get(task, "glue")
-    rows = _read_tsv(locate(name, f"{task}/{split}.tsv" if name == "glue" else f"{split}.tsv"))
-    return Dataset.from_dict({"text_a": [r[a] for r in rows], "text_b": [r.get(b, "") if b else "" for r in rows],
-                              "label": [r.get(y, "") for r in rows]})
-
-def load_hans(split: str = "evaluation") -> Dataset:
-    "HANS (reduced-column copy): text_a, text_b, label (entailment / non-entailment), heuristic."
-    rows = _read_tsv(locate("hans", f"derived_from_hf_arrow/hans_{split}_set_derived.tsv"))
-    return Dataset.from_dict({"text_a": [r["sentence1"] for r in rows], "text_b": [r["sentence2"] for r in rows],
-                              "label": [r["gold_label"] for r in rows], "heuristic": [r["heuristic"] for r in rows]})
-
-def load_logical_entailment(split: str) -> Dataset:
-    "Logical entailment pairs: columns A, B and label (1 when A entails B); `split` validate, train, test_easy, ..."
-    rows = [l.split(",") for l in locate("logical_entailment", f"{split}.txt").read_text().splitlines() if l.strip()]
-    return Dataset.from_dict({"A": [r[0] for r in rows], "B": [r[1] for r in rows], "label": [int(r[2]) for r in rows]})
-
-def tsv_rows(text: str, source: str, need, ints=()):
-    "(row number, row) of each data row of a TSV with a header (row 1), checked: a row without a column of `need`, or an integer of `ints`, is an error naming `source` and the row."
-    reader = csv.reader(io.StringIO(text), delimiter="\t")
-    head = next(reader, None)
-    if head is None or (missing := [c for c in need if c not in head]):
-        raise ValueError(f"{source}, row 1 (the header): no column {', '.join(missing if head else need)}")
-    for row in reader:
-        if not any(v.strip() for v in row): continue
-        r = dict(zip(head, row))
-        if missing := [c for c in need if c not in r]:
-            raise ValueError(f"{source}, row {reader.line_num}: no {', '.join(missing)} ({len(row)} fields, the header has {len(head)})")
-        if bad := next((c for c in ints if not re.fullmatch(r"[+-]?\d+", r[c].strip())), None):
-            raise ValueError(f"{source}, row {reader.line_num}: {bad} {r[bad]!r} is not an integer")
-        yield reader.line_num, r
-
-def load_linzen_testset() -> Dataset:
-    "Gulordava et al.'s 7,489-sentence subset of the Linzen agreement data: tokens, index of the verb, right and wrong form, attractors."
-    base = "colorlessgreen_linzen_testset/subj_agr_filtered"
-    sents = locate("linzen_agreement", base + ".text").read_text().splitlines()
-    f = locate("linzen_agreement", base + ".gold"); gold = [l.split("\t") for l in f.read_text().splitlines()]
-    for i, (s, g) in enumerate(zip(sents, gold), 1):          # checksummed; and checked row by row, so a change is named
-        if len(g) != 4 or not (g[0].isdigit() and g[3].isdigit()) or not int(g[0]) < len(s.split()):
-            raise ValueError(f"{f}, row {i}: expected 'verb index<TAB>right<TAB>wrong<TAB>attractors' with the index inside "
-                             f"its sentence; got {g}")
-    if len(sents) != len(gold): raise ValueError(f"{f}: {len(gold)} rows for the {len(sents)} sentences of its .text file")
-    return Dataset.from_dict({"tokens": [s.split() for s in sents], "verb_index": [int(g[0]) for g in gold],
-                              "right": [g[1] for g in gold], "wrong": [g[2] for g in gold],
-                              "attractors": [int(g[3]) for g in gold]})
-
-# %% ../nbs/01_data.ipynb #a428009a
-def load_word_similarity(name: str) -> Dataset:
-    "A Faruqui-format similarity set (e.g. 'EN-WS-353-ALL'): columns word1, word2, score."
-    rows = [l.split() for l in locate("word_embedding_benchmarks", f"faruqui_word_sim/{name}.txt").read_text().splitlines() if l.strip()]
-    return Dataset.from_dict({"word1": [r[0].lower() for r in rows], "word2": [r[1].lower() for r in rows],
-                              "score": [float(r[2]) for r in rows]})
-
-def load_google_analogy() -> Dataset:
-    "Google analogy questions: columns section, a, b, c, d (a : b :: c : d), lower-cased."
-    out, section = dict(section=[], a=[], b=[], c=[], d=[]), ""
-    for l in locate("word_embedding_benchmarks", "word2vec_google_analogy/questions-words.txt").read_text().splitlines():
-        if l.startswith(":"): section = l[1:].strip(); continue
-        w = l.lower().split()
-        if len(w) != 4: continue
-        out["section"].append(section)
-        for k, x in zip("abcd", w): out[k].append(x)
-    return Dataset.from_dict(out)
-
-def _vecto_rows(path: str) -> list[list[str]]:
-    import csv
-    with open(locate("word_embedding_benchmarks", f"vecto_word_benchmarks/{path}"), newline="", encoding="utf-8") as fh:
-        return [r[1:] for r in list(csv.reader(fh))[1:]]             # drop the pandas index column and the header
-
-def load_msr_analogy() -> Dataset:
-    "MSR syntactic analogies (Mikolov et al. 2013): columns section, a, b, c, d, lower-cased."
-    rows = _vecto_rows("word-analogy/monolingual/en/msr.csv")
-    return Dataset.from_dict({k: [r[i].lower() for r in rows] for i, k in enumerate(["section", "a", "b", "c", "d"])})
-
-WORD_CATEGORIZATION = {"AP": "ap", "BLESS": "bless", "Battig": "battig", "ESSLLI-2c": "essli-2008"}
-
-def load_word_categorization(name: str) -> Dataset:
-    "A word categorisation set (`AP`, `BLESS`, `Battig`, `ESSLLI-2c`): columns word, category."
-    if name not in WORD_CATEGORIZATION: raise ValueError(f"unknown categorisation set {name!r}; use one of {list(WORD_CATEGORIZATION)}")
-    rows = _vecto_rows(f"word-categorization/monolingual/en/{WORD_CATEGORIZATION[name]}.csv")
-    return Dataset.from_dict({"word": [r[1].lower() for r in rows], "category": [r[0] for r in rows]})

@@ -8,7 +8,8 @@ import argparse, re
 from pathlib import Path
 import torch
 from torch import nn
-from .data import babi_tokens, pad
+from .data import pad
+from .tpr_rnn.babi import babi_tokens
 from .modelfiles import ModelFileError, load_model, model_spec
 from .models import shipped_model, shipped_names
 from .tpr_rnn.model import mlps, read_terms

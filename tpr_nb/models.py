@@ -11,13 +11,13 @@ from torch import nn
 from safetensors.torch import load_file
 import tpr_nb
 from .modelfiles import build, load_model, model_spec, save_model, MODEL_JSON, MODEL_WEIGHTS
-from .profiles import Config, profile_config
-from .units import run_unit, unit_key
-from .data import cache_dir
+from .papers import experiment
+from .profiles import Config
+from .units import run_unit, unit_dir, unit_records
 
 # %% auto #0
-__all__ = ['MAX_BYTES', 'DEMOS', 'repo_root', 'models_dir', 'shipped_names', 'shipped_model', 'ship_tpr_rnn', 'ship_entailment',
-           'ship_dyck_urn', 'readme_text', 'write_readme']
+__all__ = ['MAX_BYTES', 'SHIPPED_UNITS', 'DEMOS', 'repo_root', 'models_dir', 'shipped_names', 'shipped_model', 'ship_tpr_rnn',
+           'ship_entailment', 'ship_dyck_urn', 'readme_text', 'write_readme']
 
 # %% ../nbs/05_models.ipynb #af9fe78a
 MAX_BYTES = 1_000_000         # a shipped weights file stays under 1 MB
@@ -36,25 +36,31 @@ def shipped_names() -> list[str]:
     return sorted(p.parent.name for p in d.glob(f"*/{MODEL_JSON}")) if d.is_dir() else []
 
 def shipped_model(name: str) -> nn.Module:
-    "The shipped model `name` (a folder of `models/`), rebuilt by `load_model`; an error naming the shipped ones otherwise."
+    "The shipped model `name` (a folder of `models/`), rebuilt by `load_model`; an error naming the shipped ones."
     d = models_dir()
-    if not (d / name / MODEL_JSON).exists():
-        have = shipped_names()
-        raise FileNotFoundError(f"no shipped model {name!r} in {d}: " + (f"there are {', '.join(have)}" if have else
-            "the folder has none (the models come with a clone of the repository installed by `make install`, "
-            "i.e. `pip install -e .`; elsewhere set TPR_NB_MODELS to a copy of its models/ folder)"))
-    return load_model(d / name)
+    if (d / name / MODEL_JSON).exists(): return load_model(d / name)
+    have = shipped_names()
+    why = (f"there are {', '.join(have)}" if have else "the folder has none (the models come with a clone of the "
+           "repository installed by `make install`, i.e. `pip install -e .`; elsewhere set TPR_NB_MODELS to a copy of "
+           "its models/ folder)")
+    raise FileNotFoundError(f"no shipped model {name!r} in {d}: {why}")
 
 # %% ../nbs/05_models.ipynb #014898c6
+SHIPPED_UNITS = ("urn/10_dyck", "quick")   # models/records/ holds units of this experiment at this profile
+
 def _rel(p: Path) -> str:
-    p = Path(p).resolve(); root = repo_root()
+    "`p` relative to the repository, where it is inside it."
+    p, root = Path(p).resolve(), repo_root()
     return str(p.relative_to(root)) if p.is_relative_to(root) else str(p)
 
 def _ship(model: nn.Module, name: str, dest: Path | None, record: Path, unit: str, **shipped) -> Path:
-    folder = save_model(model, Path(dest or models_dir()) / name, shipped=dict(record=_rel(record), unit=unit, **shipped))
+    "Save `model` as the shipped model `name`, with where it comes from; refused over `MAX_BYTES`."
+    info = dict(record=_rel(record), unit=unit, **shipped)
+    folder = save_model(model, Path(dest or models_dir()) / name, shipped=info)
     size = (folder / MODEL_WEIGHTS).stat().st_size
     if size >= MAX_BYTES:
-        shutil.rmtree(folder); raise ValueError(f"{name}: its weights are {size:,} bytes, not under {MAX_BYTES:,}: not shipped")
+        shutil.rmtree(folder)
+        raise ValueError(f"{name}: its weights are {size:,} bytes, not under {MAX_BYTES:,}: not shipped")
     return folder
 
 def _check(name: str, got: dict, want: dict, tol: float = 1e-6):
@@ -62,112 +68,143 @@ def _check(name: str, got: dict, want: dict, tol: float = 1e-6):
     bad = {k: (got[k], want[k]) for k in want if abs(got[k] - want[k]) > tol}
     if bad: raise ValueError(f"{name}: the kept weights do not reproduce the record (got, recorded): {bad}; not shipped")
 
-def _unit_record(folder: Path, name: str, seed: int, c: Config, keys) -> tuple[dict, Path]:
-    f = Path(folder) / f"{unit_key(name, seed, c, keys)}.json"
-    return (json.loads(f.read_text()), f) if f.exists() else (None, f)
+def _unit_record(notebook: str, profile: str, name: str, seed: int, units: Path | None) -> tuple[dict, Path]:
+    "The record of unit (`name`, `seed`) of experiment `notebook` at `profile` (None if absent), and its file."
+    e = experiment(notebook)
+    u, c = e.unit_spec(), e.config(profile)
+    folder = Path(units or unit_records(repo_root() / "reports" / profile, notebook.split("/")[0]))
+    f = folder / f"{u.key(name, seed, c)}.json"
+    return (json.loads(f.read_text()) if f.exists() else None), f
+
+def _kept_weights(model: nn.Module, rec: dict) -> nn.Module:
+    "`model` with the best weights its unit kept on this machine, in eval mode."
+    model.load_state_dict(load_file(unit_dir(rec["unit"]) / MODEL_WEIGHTS))
+    return model.eval()
 
 # %% ../nbs/05_models.ipynb #e5de9067
 def ship_tpr_rnn(task: int, dest: Path | None = None, units: Path | None = None) -> Path:
-    "The TPR-RNN of bAbI task `task` from the `full` run of tpr_rnn/10: of its seeds, the one with the lowest validation error (ties: the lowest seed), checked against its record's test error."
-    from tpr_nb.tpr_rnn.training import SINGLE_TASK, TASK_UNIT, babi_errors
+    "The TPR-RNN of bAbI task `task` of tpr_rnn/10 at `full` with the best validation error, checked, shipped."
+    from tpr_nb.tpr_rnn.training import babi_errors
     from tpr_nb.tpr_rnn.babi import babi_data
     from tpr_nb.tpr_rnn.model import TPRRNN
-    c = profile_config(SINGLE_TASK, "full"); folder = Path(units or repo_root() / "reports" / "full" / "units" / "tpr_rnn")
-    found = [r for r in (_unit_record(folder, f"task{task:02d}", s, c, TASK_UNIT) for s in c.seeds) if r[0] is not None]
-    if not found: raise FileNotFoundError(f"no record of a full-profile task {task} unit in {folder}")
-    rec, f = min(found, key=lambda r: (r[0]["valid_error"], r[0]["seed"]))
-    d = babi_data([task]); K = d["max_words"]
+    e = experiment("tpr_rnn/10_single_task")
+    c = e.config("full")
+    found = [(r, f) for r, f in (_unit_record(e.notebook, "full", f"task{task:02d}", s, units) for s in c.seeds) if r]
+    if not found: raise FileNotFoundError(f"no record of a full-profile task {task} unit")
+    rec, f = min(found, key=lambda r: (r[0]["valid_error"], r[0]["seed"]))   # ties: the lowest seed
+    d = babi_data([task])
+    K = d["max_words"]
     model = build(TPRRNN, len(d["vocab"]), K, d_entity=c.d_entity, d_relation=c.d_relation, d_hidden=c.d_hidden,
                   info=dict(vocab=list(d["vocab"].itos), max_words=K))          # as `train_babi` builds it
-    model.load_state_dict(load_file(cache_dir() / "units" / rec["unit"] / MODEL_WEIGHTS)); model.eval()
+    model = _kept_weights(model, rec)
     got = dict(test_error=babi_errors(model, d["test"])["error"])
     _check(f"TPR-RNN task {task}", got, {k: rec[k] for k in got})
     n = {k: len(d[k]["answer"]) for k in ("train", "valid", "test")}
     data = (f"bAbI v1.2 en-10k task {task}: {n['train']:,} training and {n['valid']:,} validation questions "
             f"(the validation set a seeded 10% of the train file), {n['test']:,} test questions")
+    what = f"TPR-RNN (Schlag & Schmidhuber 2018) trained on bAbI task {task} alone"
+    settings = {k: c[k] for k in e.unit_spec().keys if k in c}
     return _ship(model, f"tpr_rnn-babi-task{task:02d}", dest, f, rec["unit"], paper="tpr_rnn", kind="babi", task=task,
-                 what=f"TPR-RNN (Schlag & Schmidhuber 2018) trained on bAbI task {task} alone", profile="full",
-                 settings={k: c[k] for k in TASK_UNIT if k in c}, seed=rec["seed"], steps=rec["steps"], data=data, reproduced=got)
+                 what=what, profile="full", settings=settings, seed=rec["seed"], steps=rec["steps"], data=data,
+                 reproduced=got)
 
 # %% ../nbs/05_models.ipynb #e8d002d8
-def ship_entailment(name: str = "gru", profile: str = "long", seed: int = 0, dest: Path | None = None, units: Path | None = None) -> Path:
-    "The entailment classifier `name` ('gru', 'lstm', 'tpru-512') of tpru/10's run at `profile`, checked against its record's five test accuracies."
-    from tpr_nb.tpru.training import ENTAIL, ENTAIL_UNIT, ARCHS, TEST_SETS, parse_spec, classify
+def ship_entailment(name: str = "gru", profile: str = "long", seed: int = 0, dest: Path | None = None,
+                    units: Path | None = None) -> Path:
+    "The entailment classifier `name` ('gru', 'lstm', 'tpru-512') of tpru/10 at `profile`, checked, shipped."
+    from tpr_nb.tpru.training import ARCHS, TEST_SETS, parse_spec, classify
     from tpr_nb.tpru import entailment as ent
-    from tpr_nb.data import load_logical_entailment
-    c = profile_config(ENTAIL, profile); folder = Path(units or repo_root() / "reports" / profile / "units" / "tpru")
-    rec, f = _unit_record(folder, name, seed, c, ENTAIL_UNIT)
+    from tpr_nb.tpru.entailment import load_logical_entailment
+    e = experiment("tpru/10_entailment")
+    rec, f = _unit_record(e.notebook, profile, name, seed, units)
     if rec is None: raise FileNotFoundError(f"no record {f} of a {profile}-profile {name} unit")
+    c = e.unit_spec().row(e.config(profile), rec)                           # at its searched rate
     kind, n_roles, n_slices = parse_spec(name)
-    model = build(ARCHS[rec["arch"]], kind, len(ent.ENTAILMENT_TOKENS), c.d, n_roles or 1, n_slices, c.hidden, c.dropout, rec["layers"],
-                  bidirectional=rec["bidirectional"], info=dict(tokens=list(ent.ENTAILMENT_TOKENS)))   # as `run_entailment` builds it
-    model.load_state_dict(load_file(cache_dir() / "units" / rec["unit"] / MODEL_WEIGHTS)); model.eval()
-    got = {s: classify(model, ent.entailment_batches(load_logical_entailment(s), c.eval_batch_size, shuffle=False))["acc"] for s in TEST_SETS}
+    tokens = len(ent.ENTAILMENT_TOKENS)
+    model = build(ARCHS[rec["arch"]], kind, tokens, c.d, n_roles or 1, n_slices, c.hidden, c.dropout, rec["layers"],
+                  bidirectional=rec["bidirectional"], info=dict(tokens=list(ent.ENTAILMENT_TOKENS)))   # as trained
+    model = _kept_weights(model, rec)
+    batches = lambda s: ent.entailment_batches(load_logical_entailment(s), c.eval_batch_size, shuffle=False)
+    got = {s: classify(model, batches(s))["acc"] for s in TEST_SETS}
     _check(f"entailment {name}", got, rec["test"])
     data = (f"{rec['train_source']}, {c.n_train:,} pairs, variables permuted at random each epoch; "
             f"validation: validate.txt of Evans et al. (2018); tests: its five test files")
-    return _ship(model, f"tpru-entail-{name}", dest, f, rec["unit"], paper="tpru", kind="entail", what=f"{name.upper()} logical-entailment "
-                 f"classifier (the plain architecture of the TPRU paper, App. C.1)", profile=profile, settings={k: c[k] for k in ENTAIL_UNIT if k in c},
-                 seed=seed, steps=rec["steps"], data=data, reproduced=got)
+    what = f"{name.upper()} logical-entailment classifier (the plain architecture of the TPRU paper, App. C.1)"
+    settings = {k: c[k] for k in e.unit_spec().keys if k in c}
+    return _ship(model, f"tpru-entail-{name}", dest, f, rec["unit"], paper="tpru", kind="entail", what=what,
+                 profile=profile, settings=settings, seed=seed, steps=rec["steps"], data=data, reproduced=got)
 
 # %% ../nbs/05_models.ipynb #4062d5f6
 def ship_dyck_urn(kind: str = "urn50", seed: int = 0, dest: Path | None = None, records: Path | None = None) -> Path:
-    "A Dyck model at urn/10's quick settings, trained here as a resumable unit (its record kept in `models/records/`) when its record is missing; checked by scoring its test sets again."
-    from tpr_nb.urn.training import DYCK, DYCK_UNIT, dyck_unit, dyck_closing
+    "A Dyck model of urn/10 at `quick`, trained as a unit (kept in `models/records/`) when missing, checked, shipped."
+    from tpr_nb.urn.training import dyck_closing
     from tpr_nb.urn.dyck import dyck_data
-    c = profile_config(DYCK, "quick", progress=False); records = Path(records or models_dir() / "records")
-    rec = run_unit(dyck_unit, kind, seed, c, records, keys=DYCK_UNIT)
+    notebook, profile = SHIPPED_UNITS
+    e = experiment(notebook)
+    c, u = e.config(profile), e.unit_spec()
+    records = Path(records or models_dir() / "records")
+    rec = run_unit(**u.job(kind, seed, Config(c, progress=False), records))
     f = records / f"{rec['unit']}.json"
-    model = load_model(cache_dir() / "units" / rec["unit"])                       # `fit` kept its model.json beside its weights
-    tests = {"long": dyck_data(c.n_test, c.test_pairs, c.train_depth, seed=10_000 * seed + 3),      # as `run_dyck` draws them
+    model = load_model(unit_dir(rec["unit"]))                     # `fit` kept its model.json beside its weights
+    tests = {"long": dyck_data(c.n_test, c.test_pairs, c.train_depth, seed=10_000 * seed + 3),   # as `run_dyck`
              "deep": dyck_data(c.n_test, c.n_pairs, c.n_pairs, seed=10_000 * seed + 4)}
     got = {f"{k}_acc": 100 * dyck_closing(model, d)["correct"].float().mean().item() for k, d in tests.items()}
     _check(f"Dyck {kind}", got, {k: rec[k] for k in got})
-    data = (f"{c.n_train:,} random Dyck words of {c.n_pairs} bracket pairs (5 kinds), depth <= {c.train_depth} (seed {10_000 * seed + 1}); "
-            f"tests: {c.n_test:,} words of {c.test_pairs} pairs, depth <= {c.train_depth} ('long') and {c.n_test:,} of {c.n_pairs} pairs, "
-            f"any depth ('deep')")
-    return _ship(model, f"urn-dyck-{kind}", dest, f, rec["unit"], paper="urn", kind="dyck", what=f"URN with {kind[3:]}-dimensional "
-                 f"state (Bernardy & Lappin 2022) predicting the next bracket of Dyck words", profile="quick",
-                 settings={k: c[k] for k in DYCK_UNIT if k in c}, seed=seed, steps=rec["steps"], data=data, reproduced=got,
-                 wall_s=round(rec["wall_s"]))
+    data = (f"{c.n_train:,} random Dyck words of {c.n_pairs} bracket pairs (5 kinds), depth <= {c.train_depth} "
+            f"(seed {10_000 * seed + 1}); tests: {c.n_test:,} words of {c.test_pairs} pairs, depth <= "
+            f"{c.train_depth} ('long') and {c.n_test:,} of {c.n_pairs} pairs, any depth ('deep')")
+    what = f"URN with {kind[3:]}-dimensional state (Bernardy & Lappin 2022) predicting the next bracket of Dyck words"
+    return _ship(model, f"urn-dyck-{kind}", dest, f, rec["unit"], paper="urn", kind="dyck", what=what,
+                 profile=profile, settings={k: c[k] for k in u.keys if k in c}, seed=seed, steps=rec["steps"],
+                 data=data, reproduced=got, wall_s=round(rec["wall_s"]))
 
 # %% ../nbs/05_models.ipynb #547589cb
 def _score(kind: str, rec: dict) -> str:
     "The test score of a record, as the README states it."
     if kind == "babi": return f"test error {rec['test_error']:.2f}%"
-    if kind == "entail": return "test accuracy " + ", ".join(f"{s.removeprefix('test_')} {100 * a:.1f}%" for s, a in rec["test"].items())
+    if kind == "entail":
+        return "test accuracy " + ", ".join(f"{s.removeprefix('test_')} {100 * a:.1f}%" for s, a in rec["test"].items())
     if kind == "dyck": return f"closing-bracket accuracy: long test {rec['long_acc']:.2f}%, deep test {rec['deep_acc']:.2f}%"
     raise ValueError(f"unknown model kind {kind!r}")
 
 DEMOS = dict(babi='tpr-nb demo babi "Mary moved to the bathroom. John went to the hallway. Where is Mary?"',
              entail='tpr-nb demo entail "(a|b)" "(b|a)"', dyck='tpr-nb demo dyck "([{}])"')
 
+def _row(p: Path, folder: Path, root: Path) -> str:
+    "The README row of the shipped model whose `model.json` is `p`."
+    spec = json.loads(p.read_text())
+    sh = spec["info"]["shipped"]
+    rec = json.loads((root / sh["record"]).read_text())
+    n = sum(q.numel() for q in load_model(p.parent).parameters())
+    size = (p.parent / spec["weights"]).stat().st_size / 1e3
+    how = (f"profile `{sh['profile']}`, seed {sh['seed']}, {sh['steps']:,} steps, {rec['wall_s']:,.0f} s of training "
+           "(the record's wall time); " + ", ".join(f"{k}={v}" for k, v in sh["settings"].items())
+           + f"; data: {sh['data']}")
+    link = f"[`{sh['record']}`]({os.path.relpath(root / sh['record'], folder)})"
+    return (f"| `{p.parent.name}` | {sh['what']}; `{spec['call']}` | {n:,} | {size:.0f} kB | {how} | "
+            f"{_score(sh['kind'], rec)} | {link} |")
+
 def readme_text(folder: Path | None = None) -> str:
     "`models/README.md`: a table of the shipped models, written from their `model.json` and the records they cite."
-    folder = Path(folder or models_dir()); root = repo_root()
-    rows = []
-    for p in sorted(folder.glob(f"*/{MODEL_JSON}")):
-        spec = json.loads(p.read_text()); sh = spec["info"]["shipped"]
-        rec = json.loads((root / sh["record"]).read_text())
-        w = p.parent / spec["weights"]
-        n = sum(q.numel() for q in load_model(p.parent).parameters())
-        how = (f"profile `{sh['profile']}`, seed {sh['seed']}, {sh['steps']:,} steps, {rec['wall_s']:,.0f} s of training (the record's wall time); "
-               + ", ".join(f"{k}={v}" for k, v in sh["settings"].items()) + f"; data: {sh['data']}")
-        rows.append(f"| `{p.parent.name}` | {sh['what']}; `{spec['call']}` | {n:,} | {w.stat().st_size / 1e3:.0f} kB | {how} | "
-                    f"{_score(sh['kind'], rec)} | [`{sh['record']}`]({os.path.relpath(root / sh['record'], folder)}) |")
-    kinds = sorted({json.loads(p.read_text())["info"]["shipped"]["kind"] for p in folder.glob(f"*/{MODEL_JSON}")})
+    folder, root = Path(folder or models_dir()), repo_root()
+    specs = sorted(folder.glob(f"*/{MODEL_JSON}"))
+    kinds = sorted({json.loads(p.read_text())["info"]["shipped"]["kind"] for p in specs})
     return "\n".join([
         "# Shipped models", "",
-        "Small trained models of committed runs, each a folder with `model.json` (the model's class, its constructor arguments "
-        "and what a user needs beside it, such as the vocabulary, and the sha256 of its weights) and `best.safetensors` (its "
-        "weights, under 1 MB). No pickle: `load_model` calls only a registered model builder and checks the weights' sha256.",
-        "This file is written by `tpr_nb.models.write_readme()`; the scores are those of the run records cited, which each "
-        "model's weights reproduced when it was shipped (`tpr_nb.models.ship_*`).", "",
-        "```python", "from tpr_nb.train import load_model", 'model = load_model("models/<name>")   # or tpr_nb.models.shipped_model("<name>")', "```", "",
+        "Small trained models of committed runs, each a folder with `model.json` (the model's class, its constructor "
+        "arguments and what a user needs beside it, such as the vocabulary, and the sha256 of its weights) and "
+        "`best.safetensors` (its weights, under 1 MB). No pickle: `load_model` calls only a registered model builder "
+        "and checks the weights' sha256.",
+        "This file is written by `tpr_nb.models.write_readme()`; the scores are those of the run records cited, which "
+        "each model's weights reproduced when it was shipped (`tpr_nb.models.ship_*`).", "",
+        "```python", "from tpr_nb.modelfiles import load_model",
+        'model = load_model("models/<name>")   # or tpr_nb.models.shipped_model("<name>")', "```", "",
         "| model | what | parameters | size | how it was trained | test score (from the record) | record |",
-        "|---|---|---|---|---|---|---|", *rows, "",
+        "|---|---|---|---|---|---|---|", *[_row(p, folder, root) for p in specs], "",
         "Try them:", "", "```", *[DEMOS[k] for k in kinds], "```", ""])
 
 def write_readme(folder: Path | None = None) -> Path:
     "Write `readme_text` to `models/README.md`."
-    f = Path(folder or models_dir()) / "README.md"; f.write_text(readme_text(folder)); return f
+    f = Path(folder or models_dir()) / "README.md"
+    f.write_text(readme_text(folder))
+    return f

@@ -4,9 +4,11 @@
 
 # %% ../nbs/02b_profiles.ipynb #5425c0b9
 from __future__ import annotations
+import json, math
 
 # %% auto #0
-__all__ = ['PROFILES', 'Config', 'check_profile', 'table_keys', 'profile_config']
+__all__ = ['PROFILES', 'VECTOR_SETTINGS', 'Config', 'check_profile', 'table_keys', 'profile_config', 'check_value',
+           'check_overrides', 'shrunk_sets']
 
 # %% ../nbs/02b_profiles.ipynb #cfa9894d
 PROFILES = ("smoke", "quick", "long", "full")
@@ -22,8 +24,8 @@ def check_profile(profile: str) -> str:
     "Return `profile` if it is one of `PROFILES`, else raise a `ValueError` naming the valid ones."
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}: use one of {', '.join(PROFILES)} "
-                         f"(smoke = CI seconds, quick = 2-core CPU minutes, long = hours on this CPU where an "
-                         f"experiment has it, full = the paper's scale)")
+                         "(smoke = CI seconds, quick = 2-core CPU minutes, long = hours on this CPU where an "
+                         "experiment has it, full = the paper's scale)")
     return profile
 
 def table_keys(table: dict) -> list[str]:
@@ -45,3 +47,73 @@ def profile_config(table: dict, profile: str, overrides: dict | None = None, **f
         raise ValueError(f"{', '.join(map(repr, clash))} cannot be overridden: this notebook fixes "
                          f"{', '.join(f'{k}={fixed[k]!r}' for k in clash)}")
     return Config({**table.get("common", {}), **table.get(profile, {}), **overrides, **fixed, "profile": profile})
+
+# %% ../nbs/02b_profiles.ipynb #6a08607a
+VECTOR_SETTINGS = ("betas",)   # list-valued settings that are one value (a vector), not a set of runs
+
+def _number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+def _scalar_form(seen: list, v) -> str | None:
+    "Why `v` is not of the kind the values `seen` (no None among them) are, or None."
+    low = min(seen, default=None)
+    if all(isinstance(x, bool) for x in seen): return None if isinstance(v, bool) else "True or False"
+    if all(isinstance(x, int) and not isinstance(x, bool) for x in seen):
+        form = "a positive integer" if low >= 1 else "a non-negative integer" if low >= 0 else "an integer"
+        ok = isinstance(v, int) and not isinstance(v, bool) and (low < 0 or v >= min(low, 1))
+        return None if ok else form
+    if all(_number(x) for x in seen):
+        form = "a positive number" if low > 0 else "a non-negative number" if low >= 0 else "a number"
+        return None if _number(v) and (low < 0 or v > 0 or (low == 0 and v == 0)) else form
+    if all(isinstance(x, str) for x in seen): return None if isinstance(v, str) else "a string"
+    if all(isinstance(x, dict) for x in seen): return None if isinstance(v, dict) else "a dict of settings"
+    return None
+
+def _list_form(key: str, v, vals: list) -> str | None:
+    "Why the list `v` cannot replace the list-valued setting `key`, whose values are `vals`, or None."
+    if not isinstance(v, (list, tuple)): return "a list"
+    if key in VECTOR_SETTINGS:
+        ok = all(_number(x) for x in v) and {len(x) for x in vals} == {len(v)}
+        return None if ok else f"a list of {len(vals[0])} numbers"
+    members = [m for x in vals for m in x]
+    if len({json.dumps(x, sort_keys=True) for x in v}) != len(v): return "a list of distinct values (one is repeated)"
+    if members and all(isinstance(m, str) for m in members):
+        known = list(dict.fromkeys(members))
+        bad = [x for x in v if x not in known]
+        return f"a list of distinct known values ({', '.join(known)}); not {', '.join(map(repr, bad))}" if bad else None
+    if members and (bad := next((x for x in v if _scalar_form(members, x)), None)) is not None:
+        return f"a list of distinct values, each {_scalar_form(members, bad)}"
+    return None
+
+def check_value(key: str, v, seen: list) -> str | None:
+    "The form `v` lacks to replace setting `key`, whose values in the profiles are `seen`; None when it fits."
+    if key == "seeds" or key.endswith("_seeds"):
+        ints = isinstance(v, (list, tuple)) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)
+        ok = ints and (v or key != "seeds") and len(set(v)) == len(v)
+        return None if ok else "a list of distinct non-negative integers, e.g. [0, 1]"
+    vals = [x for x in seen if x is not None]
+    if v is None: return None if len(vals) < len(seen) or not vals else "not None (the profiles all set it)"
+    if not vals: return None
+    if all(isinstance(x, (list, tuple)) for x in vals): return _list_form(key, v, vals)
+    return _scalar_form(vals, v)
+
+def check_overrides(table: dict, profile: str, overrides: dict, **fixed) -> tuple[Config, Config]:
+    "The rows of `table` at `profile` without and with `overrides`, each value checked against its setting."
+    base, new = profile_config(table, profile, None, **fixed), profile_config(table, profile, overrides, **fixed)
+    rows = [profile_config(table, p, **fixed) for p in PROFILES if p in table]
+    for k, v in overrides.items():
+        if why := check_value(k, v, [r[k] for r in rows if k in r]):
+            given = ", ".join(sorted({json.dumps(r[k]) for r in rows if k in r}))[:300]
+            raise ValueError(f"--set {k}={json.dumps(v)}: {k}: {why} (the profiles give {given})")
+    return base, new
+
+def shrunk_sets(overrides: dict, profile_values: dict) -> dict:
+    "The set-valued settings `overrides` does not cover, `{key: [profile's, this run's]}`: fewer seeds, or members missing."
+    out = {}
+    for k, new in overrides.items():
+        old = profile_values.get(k)
+        if k in VECTOR_SETTINGS or not isinstance(old, list) or not isinstance(new, list): continue
+        key = lambda x: json.dumps(x, sort_keys=True)
+        have, want = {key(x) for x in new}, {key(x) for x in old}
+        short = len(have) < len(want) if k.endswith("seeds") else not want <= have
+        if short: out[k] = [old, new]
+    return out

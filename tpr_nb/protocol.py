@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from .catalog import check_fields, read_toml
-from .claims import PAPERS
+from .papers import PAPERS
 from .profiles import profile_config, table_keys
 
 # %% auto #0
@@ -133,9 +133,10 @@ def read_cards(text: str, paper: str, where: str = "protocol") -> list[Card]:
     return list(cards.values())
 
 def load_cards(paper: str) -> list[Card]:
-    "The protocol cards of `protocol_data/<paper>.toml` (none if the file does not exist)."
-    f = PROTOCOL_DATA / f"{paper}.toml"
-    return read_cards(f.read_text(encoding="utf-8"), paper, f"protocol_data/{paper}.toml") if f.is_file() else []
+    "The protocol cards of `paper` (its file under `protocol_data/`; none if the file does not exist)."
+    name = PAPERS[paper].card if paper in PAPERS else f"{paper}.toml"
+    f = PROTOCOL_DATA / name
+    return read_cards(f.read_text(encoding="utf-8"), paper, f"protocol_data/{name}") if f.is_file() else []
 
 def card_for(notebook: str) -> Card:
     "The card of `notebook` ('tpr_rnn/10_single_task'; '.ipynb' and a leading 'nbs/' are dropped)."

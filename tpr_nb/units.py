@@ -4,21 +4,23 @@
 
 # %% ../nbs/02d_units.ipynb #29c3cfa8
 from __future__ import annotations
-import contextvars, fcntl, hashlib, json, os
+import contextvars, fcntl, hashlib, json, os, subprocess, sys, threading, warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 from safetensors.torch import save_file, load_file
 from tqdm.auto import tqdm
+from .checkpoints import latest_checkpoint
 from .data import cache_dir
-from .env import write_json
+from .env import project_root, write_json
 from .profiles import Config
 
 # %% auto #0
-__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'map_runs', 'run_key', 'save_run', 'cached_run', 'unit_key', 'unit_dir',
-           'unit_records', 'BusyError', 'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'shaping_keys',
-           'run_unit', 'Units']
+__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'RESULT_FIELDS', 'map_runs', 'run_key', 'save_run', 'cached_run',
+           'unit_key', 'unit_dir', 'unit_records', 'BusyError', 'UnitBusyError', 'held', 'holder', 'unit_lock',
+           'unit_holder', 'shaping_keys', 'run_unit', 'Units', 'unit_status', 'format_units', 'commit_units',
+           'unit_committer']
 
 # %% ../nbs/02d_units.ipynb #5313a4b5
 def _one_thread():
@@ -202,3 +204,110 @@ class Units:
     def job(self, name: str, seed: int, c: Config, folder: Path, **kw) -> dict:
         "The arguments of `run_unit` for unit (`name`, `seed`) of row `c`, its record kept in `folder`."
         return dict(fn=self.fn, name=name, seed=seed, c=c, folder=str(folder), keys=tuple(self.keys), **kw)
+
+# %% ../nbs/02d_units.ipynb #be0f67d5
+RESULT_FIELDS = ("test_error", "valid_error", "valid_acc", "test_acc", "acc", "error")
+
+def _skip(f: Path, e: Exception):
+    "Warn that the damaged `f` is left out of the listing."
+    warnings.warn(f"tpr-nb units: skipped {f}: it is damaged ({type(e).__name__}: {e}); restore or delete it",
+                  stacklevel=3)
+
+def _done_row(f: Path) -> dict:
+    "The row of the finished unit whose record is `f`."
+    r = json.loads(f.read_text())
+    if not isinstance(r, dict): raise ValueError("not a unit record")
+    results = {k: r[k] for k in RESULT_FIELDS if isinstance(r.get(k), (int, float))}
+    return dict(paper=f.parent.name, unit=f.stem, state="done", steps=r.get("steps"), wall_s=r.get("wall_s"),
+                **results, note=str(r.get("note", "")))
+
+def _trainer_state(ck: Path | None) -> dict:
+    "The trainer state of the checkpoint `ck` ({} when there is none, or it cannot be read)."
+    if ck is None: return {}
+    try: t = json.loads((ck / "state.json").read_text())["trainer"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        _skip(ck / "state.json", e)
+        return {}
+    if not isinstance(t, dict): _skip(ck / "state.json", ValueError("its trainer state is not a dict"))
+    return t if isinstance(t, dict) else {}
+
+def _progress_row(o: Path, folder: Path) -> dict | None:
+    "The in-progress row of the unit whose owner file is `o`, or None when its record is done or another profile's."
+    owner = json.loads(o.read_text())
+    if not isinstance(owner, dict) or not isinstance(owner.get("record"), str): raise ValueError("no record path in it")
+    rec = Path(owner["record"])
+    if rec.exists() or not rec.is_relative_to(folder): return None       # done, or another profile's
+    t = _trainer_state(latest_checkpoint(o.parent / "checkpoint"))      # a save cut between renames leaves `.old`
+    pid = unit_holder(o.parent)                                          # a run holds it now, or it was stopped
+    best = isinstance(t.get("best"), (int, float))
+    note = [f"training now (pid {pid})" if pid else "stopped",
+            f"best validation loss {t['best']:.3g} at step {t.get('best_step')}" if best else ""]
+    return dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None,
+                note="; ".join(filter(None, note)))
+
+def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
+    "One row per unit: the records under `folder` (done) and this machine's unit checkpoints for it (in progress)."
+    rows, folder = [], Path(folder).resolve()
+    for f in sorted(folder.glob("*/*.json")):
+        try: rows.append(_done_row(f))
+        except (OSError, ValueError, TypeError) as e: _skip(f, e)
+    units = Path(cache or cache_dir()) / "units"
+    for o in sorted(units.glob(f"*/{UNIT_OWNER}")) if units.exists() else []:   # without it: whose is unknown
+        try: row = _progress_row(o, folder)
+        except (OSError, ValueError, TypeError, KeyError) as e:
+            _skip(o, e)
+            continue
+        if row: rows.append(row)
+    return rows
+
+def format_units(rows: list[dict]) -> str:
+    "`unit_status`'s rows as a plain table, with a count per state."
+    if not rows: return "no unit records or checkpoints"
+    cols = ["paper", "unit", "state", "steps", "wall_s"] + [k for k in RESULT_FIELDS if any(k in r for r in rows)]
+    cols += ["note"]
+    fmt = lambda v: "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
+    table = [cols] + [[fmt(r.get(k)) for k in cols] for r in rows]
+    w = [max(len(row[i]) for row in table) for i in range(len(cols))]
+    lines = ["  ".join(v.ljust(w[i]) for i, v in enumerate(row)).rstrip() for row in table]
+    n = {s: sum(r["state"] == s for r in rows) for s in ("done", "in progress")}
+    return "\n".join(lines + [f"{n['done']} done, {n['in progress']} in progress"])
+
+# %% ../nbs/02d_units.ipynb #9bb15c5a
+def _git(root: Path, *args) -> subprocess.CompletedProcess:
+    "`git args` in `root`."
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+
+def commit_units(folder: Path, root: Path | None = None) -> list[str]:
+    "Commit the unit records (`*.json`) under `folder/units` that git lacks or that changed, those files only."
+    root, units = Path(root or project_root()), Path(folder) / "units"
+    if not units.is_dir(): return []
+    st = _git(root, "status", "--porcelain", "--untracked-files=all", "--", str(units.resolve()))
+    if st.returncode: raise RuntimeError(f"git status failed in {root}: {st.stderr.strip()}")
+    files = sorted(l[3:] for l in st.stdout.splitlines() if l.endswith(".json"))
+    if not files: return []
+    names = " ".join(Path(f).stem.rsplit("_", 1)[0] for f in files)
+    message = f"Unit records: {len(files)} finished: {names}"
+    for step in (("add", "--", *files), ("commit", "-q", "-m", message, "--only", "--", *files)):
+        r = _git(root, *step)
+        if r.returncode: raise RuntimeError(f"git {step[0]} failed: {r.stderr.strip() or r.stdout.strip()}")
+    return files
+
+@contextmanager
+def unit_committer(folder: Path, every: float = 120.0, root: Path | None = None):
+    "Commit `folder`'s new unit records (`commit_units`) every `every` seconds while the block runs, and at its end."
+    stop = threading.Event()
+    def look():
+        try: done = commit_units(folder, root)
+        except Exception as e:
+            print(f"warning: unit records not committed yet ({e}); trying again", file=sys.stderr, flush=True)
+            return
+        if done: print(f"committed {len(done)} unit records: {', '.join(Path(f).stem for f in done)}", flush=True)
+    def loop():
+        while not stop.wait(every): look()
+    t = threading.Thread(target=loop, daemon=True)
+    t.start()
+    try: yield
+    finally:
+        stop.set()
+        t.join()
+        look()

@@ -4,11 +4,64 @@
 
 # %% ../../nbs/hrr/01_data.ipynb #93b38ffe
 from __future__ import annotations
-from ..data import Vocab, load_conll2000, load_hrr_chunks, load_ud_ewt, ptb_token
+import csv
+from datasets import Dataset
+from ..data import Vocab, load_ud_ewt, locate, ptb_token, text_blocks
 
 # %% auto #0
-__all__ = ['NP_ROLES', 'UD_LABELS', 'chunk_spans', 'chunked_sentence', 'conll_chunks', 'np_role', 'phrase_occurrences',
-           'ud_label', 'base_chunk', 'ud_role_chunks']
+__all__ = ['WORD_CATEGORIZATION', 'NP_ROLES', 'UD_LABELS', 'load_conll2000', 'load_hrr_chunks', 'load_word_similarity',
+           'load_google_analogy', 'load_msr_analogy', 'load_word_categorization', 'chunk_spans', 'chunked_sentence',
+           'conll_chunks', 'np_role', 'phrase_occurrences', 'ud_label', 'base_chunk', 'ud_role_chunks']
+
+# %% ../../nbs/hrr/01_data.ipynb #b2276125
+def load_conll2000(split: str) -> Dataset:
+    "CoNLL-2000 chunking: columns tokens, pos, chunk (IOB tags) per sentence."
+    rows = [list(zip(*(l.split() for l in b))) for b in text_blocks(locate("conll2000", f"{split}.txt").read_text())]
+    return Dataset.from_dict({k: [list(r[i]) for r in rows] for i, k in enumerate(["tokens", "pos", "chunk"])})
+
+def load_hrr_chunks(split: str) -> Dataset:
+    "The HRR authors' chunk data: columns tokens and tags (B = begins a chunk, I = inside, O = outside)."
+    rows = [l.split() for l in locate("hrr_ptb_chunk", f"ptb-chunk/{split}.txt").read_text().splitlines() if l.strip()]
+    tags = [[t.strip("<>") for t in r[1::2]] for r in rows]
+    return Dataset.from_dict({"tokens": [r[0::2] for r in rows], "tags": tags})
+
+def load_word_similarity(name: str) -> Dataset:
+    "A Faruqui-format similarity set (e.g. 'EN-WS-353-ALL'): columns word1, word2, score."
+    text = locate("word_embedding_benchmarks", f"faruqui_word_sim/{name}.txt").read_text()
+    rows = [l.split() for l in text.splitlines() if l.strip()]
+    return Dataset.from_dict({"word1": [r[0].lower() for r in rows], "word2": [r[1].lower() for r in rows],
+                              "score": [float(r[2]) for r in rows]})
+
+def load_google_analogy() -> Dataset:
+    "Google analogy questions: columns section, a, b, c, d (a : b :: c : d), lower-cased."
+    out, section = dict(section=[], a=[], b=[], c=[], d=[]), ""
+    for l in locate("word_embedding_benchmarks", "word2vec_google_analogy/questions-words.txt").read_text().splitlines():
+        if l.startswith(":"):
+            section = l[1:].strip()
+            continue
+        w = l.lower().split()
+        if len(w) != 4: continue
+        out["section"].append(section)
+        for k, x in zip("abcd", w): out[k].append(x)
+    return Dataset.from_dict(out)
+
+def _vecto_rows(path: str) -> list[list[str]]:
+    with open(locate("word_embedding_benchmarks", f"vecto_word_benchmarks/{path}"), newline="", encoding="utf-8") as fh:
+        return [r[1:] for r in list(csv.reader(fh))[1:]]             # drop the pandas index column and the header
+
+def load_msr_analogy() -> Dataset:
+    "MSR syntactic analogies (Mikolov et al. 2013): columns section, a, b, c, d, lower-cased."
+    rows = _vecto_rows("word-analogy/monolingual/en/msr.csv")
+    return Dataset.from_dict({k: [r[i].lower() for r in rows] for i, k in enumerate(["section", "a", "b", "c", "d"])})
+
+WORD_CATEGORIZATION = {"AP": "ap", "BLESS": "bless", "Battig": "battig", "ESSLLI-2c": "essli-2008"}
+
+def load_word_categorization(name: str) -> Dataset:
+    "A word categorisation set (`AP`, `BLESS`, `Battig`, `ESSLLI-2c`): columns word, category."
+    if name not in WORD_CATEGORIZATION:
+        raise ValueError(f"unknown categorisation set {name!r}; use one of {list(WORD_CATEGORIZATION)}")
+    rows = _vecto_rows(f"word-categorization/monolingual/en/{WORD_CATEGORIZATION[name]}.csv")
+    return Dataset.from_dict({"word": [r[1].lower() for r in rows], "category": [r[0] for r in rows]})
 
 # %% ../../nbs/hrr/01_data.ipynb #60eb4772
 def chunk_spans(tags: list[str]) -> list[tuple[int, int, str]]:

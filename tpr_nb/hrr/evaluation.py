@@ -11,8 +11,9 @@ from torch import Tensor
 from scipy.stats import spearmanr
 from sklearn.cluster import KMeans
 from sklearn.metrics import roc_auc_score, roc_curve
-from ..data import (Vocab, load_google_analogy, load_msr_analogy, load_word_similarity, load_word_categorization,
-                         WORD_CATEGORIZATION)
+from ..data import Vocab
+from .data import (load_google_analogy, load_msr_analogy, load_word_similarity, load_word_categorization,
+                             WORD_CATEGORIZATION)
 
 # %% auto #0
 __all__ = ['SIMILARITY_SETS', 'ANALOGY_SETS', 'VERB_SECTIONS', 'covered', 'analogy_3cosmul', 'similarity_spearman', 'purity',

@@ -244,7 +244,7 @@ def analysed_seed(row) -> int:
 def benchmark_sets(row) -> int:
     "How many word-embedding sets `benchmark_table` scores: its categorisation, similarity and analogy sets."
     from tpr_nb.hrr.evaluation import SIMILARITY_SETS, ANALOGY_SETS
-    from tpr_nb.data import WORD_CATEGORIZATION
+    from tpr_nb.hrr.data import WORD_CATEGORIZATION
     return len(WORD_CATEGORIZATION) + len(SIMILARITY_SETS) + len(ANALOGY_SETS)
 
 @protocol_fact
@@ -337,4 +337,3 @@ def table6_filters(row) -> str:
     p = inspect.signature(ud_role_chunks).parameters
     unk, longest = p["max_unk"].default, p["max_len"].default
     return f"sentences with > {unk:.0%} unknown words dropped; chunks of <= {longest} words"
-

@@ -8,11 +8,40 @@ import json
 import random
 import torch
 from datasets import Dataset
-from ..data import load_glue, load_hans, load_ud_ewt, locate, bucket_batches, pad, length_mask, DataMissingError
+from pathlib import Path
+from ..data import load_ud_ewt, locate, bucket_batches, pad, length_mask, DataMissingError
 
 # %% auto #0
-__all__ = ['TASKS', 'NLI_TASKS', 'HEURISTICS', 'load_snli', 'load_task', 'task_available', 'nli_label', 'subsample', 'encode',
-           'batches', 'hans_sample', 'tagged_sentences', 'align_last_piece']
+__all__ = ['GLUE_COLUMNS', 'TASKS', 'NLI_TASKS', 'HEURISTICS', 'load_glue', 'load_hans', 'load_snli', 'load_task',
+           'task_available', 'nli_label', 'subsample', 'encode', 'batches', 'hans_sample', 'tagged_sentences',
+           'align_last_piece']
+
+# %% ../../nbs/hubert/01_data.ipynb #a42e82d8
+GLUE_COLUMNS = {  # task: (first sentence, second sentence or None, label); None label = unlabelled test split
+    "RTE": ("sentence1", "sentence2", "label"), "QNLI": ("question", "sentence", "label"),
+    "SST-2": ("sentence", None, "label"), "MRPC": ("#1 String", "#2 String", "Quality"),
+    "MNLI": ("sentence1", "sentence2", "gold_label"), "QQP": ("question1", "question2", "is_duplicate")}
+
+def _read_tsv(p: Path) -> list[dict]:
+    "The rows of a TSV file with a header, as dicts."
+    lines = p.read_text(encoding="utf-8-sig").splitlines()
+    head = lines[0].split("\t")
+    return [dict(zip(head, l.split("\t"))) for l in lines[1:] if l.strip()]
+
+def load_glue(task: str, split: str) -> Dataset:
+    "A GLUE task's split as columns text_a, text_b (may be empty) and label (string; '' for test)."
+    if task not in GLUE_COLUMNS: raise ValueError(f"unknown GLUE task {task!r}; use one of {list(GLUE_COLUMNS)}")
+    a, b, y = GLUE_COLUMNS[task]
+    name = {"MNLI": "mnli", "QQP": "qqp"}.get(task, "glue")
+    rows = _read_tsv(locate(name, f"{task}/{split}.tsv" if name == "glue" else f"{split}.tsv"))
+    return Dataset.from_dict({"text_a": [r[a] for r in rows], "text_b": [r.get(b, "") if b else "" for r in rows],
+                              "label": [r.get(y, "") for r in rows]})
+
+def load_hans(split: str = "evaluation") -> Dataset:
+    "HANS (reduced-column copy): text_a, text_b, label (entailment / non-entailment), heuristic."
+    rows = _read_tsv(locate("hans", f"derived_from_hf_arrow/hans_{split}_set_derived.tsv"))
+    return Dataset.from_dict({"text_a": [r["sentence1"] for r in rows], "text_b": [r["sentence2"] for r in rows],
+                              "label": [r["gold_label"] for r in rows], "heuristic": [r["heuristic"] for r in rows]})
 
 # %% ../../nbs/hubert/01_data.ipynb #61c844bf
 TASKS = {  # name: (labels in id order, dev split)

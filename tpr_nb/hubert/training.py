@@ -283,7 +283,8 @@ def mnli_dev_split(row) -> str:
 @protocol_fact
 def glue_test_scores(row) -> str:
     "Whether GLUE test accuracies can be computed here: only if the test split has labels."
-    from tpr_nb.data import load_glue, DataMissingError
+    from tpr_nb.data import DataMissingError
+    from tpr_nb.hubert.data import load_glue
     try:
         with _offline(): labels = load_glue("RTE", "test")["label"]
     except DataMissingError: labels = []

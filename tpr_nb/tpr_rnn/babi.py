@@ -7,11 +7,64 @@ from __future__ import annotations
 import random, warnings
 import torch
 from datasets import Dataset, concatenate_datasets
-from ..data import load_babi, Vocab, pad, bucket_batches, DataMissingError, BABI_TASKS
+from ..data import Vocab, pad, bucket_batches, locate, DataMissingError
 
 # %% auto #0
-__all__ = ['MAX_SENTENCES', 'babi_split', 'babi_vocab', 'encode_stories', 'max_words', 'babi_data', 'from_splits',
-           'story_batches']
+__all__ = ['BABI_TASKS', 'MAX_SENTENCES', 'babi_tokens', 'parse_babi', 'load_babi', 'babi_split', 'babi_vocab', 'encode_stories',
+           'max_words', 'babi_data', 'from_splits', 'story_batches']
+
+# %% ../../nbs/tpr_rnn/01_babi.ipynb #8e786d4d
+BABI_TASKS = {1: "single-supporting-fact", 2: "two-supporting-facts", 3: "three-supporting-facts",
+    4: "two-arg-relations", 5: "three-arg-relations", 6: "yes-no-questions", 7: "counting", 8: "lists-sets",
+    9: "simple-negation", 10: "indefinite-knowledge", 11: "basic-coreference", 12: "conjunction",
+    13: "compound-coreference", 14: "time-reasoning", 15: "basic-deduction", 16: "basic-induction",
+    17: "positional-reasoning", 18: "size-reasoning", 19: "path-finding", 20: "agents-motivations"}
+
+def babi_tokens(s: str) -> list[str]:
+    "Lower-cased words of a bAbI line, with the final '.' or '?' dropped."
+    return s.lower().replace(".", " ").replace("?", " ").replace(",", " , ").split()
+
+def parse_babi(text: str, source: str = "<text>") -> dict:
+    "Columns story, question, answer, supports (story positions) of bAbI text; a bad line is named with `source`."
+    out = dict(story=[], question=[], answer=[], supports=[])
+    story, pos, last = [], {}, 0
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip(): continue
+        where = f"{source}, line {i}: {line[:80]!r}"
+        num, _, rest = line.partition(" ")
+        if not num.isdigit() or not rest.strip():
+            raise ValueError(f"{where}: a bAbI line is '<number> <sentence>' or '<number> <question>\\t<answer>\\t<supports>'")
+        n = int(num)
+        if n == 1: story, pos, last = [], {}, 0
+        elif n != last + 1:
+            raise ValueError(f"{where}: line number {n} follows {last} (a story's numbering restarts at 1 and counts up by one)")
+        last = n
+        if "\t" in rest:
+            q, a, *sup = rest.split("\t")
+            if not q.strip().endswith("?"):
+                raise ValueError(f"{where}: a story sentence with a tab in it (a tab only separates a question, which ends in '?', "
+                                 f"from its answer and supports)")
+            if not a.strip() or len(sup) > 1: raise ValueError(f"{where}: a question line is '<question>\\t<answer>\\t<supports>'")
+            ids = (sup[0] if sup else "").split()
+            if not all(s.isdigit() and int(s) in pos for s in ids):
+                raise ValueError(f"{where}: supports {ids} name lines that are not sentences of this story")
+            out["story"].append(list(story))
+            out["question"].append(babi_tokens(q))
+            out["answer"].append(a.strip())
+            out["supports"].append([pos[int(s)] for s in ids])
+        elif "?" in rest: raise ValueError(f"{where}: a question without a tab before its answer")
+        else:
+            pos[n] = len(story)
+            story.append(babi_tokens(rest))
+    return out
+
+def load_babi(task: int, split: str = "train", size: str = "10k") -> Dataset:
+    "bAbI v1.2 task `task` (1-20), `split` train/test, `size` '10k' or '1k'."
+    if task not in BABI_TASKS: raise ValueError(f"bAbI task must be 1-20, got {task!r}")
+    if size not in ("10k", "1k"): raise ValueError(f"bAbI size must be '10k' or '1k', got {size!r}")
+    folder = "en-10k" if size == "10k" else "en"
+    p = locate("babi", f"tasks_1-20_v1-2/{folder}/qa{task}_{BABI_TASKS[task]}_{split}.txt")
+    return Dataset.from_dict(parse_babi(p.read_text(), str(p)))
 
 # %% ../../nbs/tpr_rnn/01_babi.ipynb #29f3394c
 def babi_split(task: int, valid_frac: float = 0.1, seed: int = 0, size: str = "10k") -> dict:

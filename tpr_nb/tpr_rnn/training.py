@@ -11,16 +11,17 @@ import torch.nn.functional as Fn
 from torch import nn
 from ..modelfiles import build
 from ..profiles import Config
+from ..units import Units
 from ..train import train_config, fit, DivergedError
 from .model import TPRRNN
 from .babi import story_batches, MAX_SENTENCES
 
 # %% auto #0
-__all__ = ['APP_A', 'BATCHING', 'MODEL', 'VARIANTS', 'TASK_UNIT', 'ALL_UNIT', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS',
-           'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'babi_logits', 'babi_loss',
-           'babi_predict', 'babi_errors', 'train_babi', 'run_task', 'task_unit', 'all_tasks_unit', 'embedding_init',
-           'position_init', 'mlp_init', 'layer_norm', 'babi_train_files', 'validation_split', 'task_table',
-           'plot_task_errors']
+__all__ = ['APP_A', 'BATCHING', 'MODEL', 'VARIANTS', 'TASK_UNIT', 'TASK_UNITS', 'ABLATION_UNITS', 'ALL_UNIT', 'ALL_UNITS',
+           'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN',
+           'REPRESENTATIONS', 'babi_logits', 'babi_loss', 'babi_predict', 'babi_errors', 'train_babi', 'run_task',
+           'task_unit', 'all_tasks_unit', 'embedding_init', 'position_init', 'mlp_init', 'layer_norm',
+           'babi_train_files', 'validation_split', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
@@ -106,6 +107,9 @@ TASK_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve
              "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_sentences",
              "max_sentences_task3", "max_steps",
              "eval_every", "patience", "time_budget_s")   # the settings that shape one single-task unit (its key)
+TASK_UNITS = Units(task_unit, TASK_UNIT, names=lambda c: [f"task{t:02d}" for t in c.tasks])   # 10_single_task's
+ABLATION_UNITS = Units(task_unit, TASK_UNIT,                                                     # 12_ablation's
+                       names=lambda c: [f"{v}_task{t:02d}" for v in c.variants for t in c.tasks])
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #a11c0002
 def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
@@ -134,6 +138,7 @@ ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_
             "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "tasks", "limit",
             "valid_limit", "test_limit", "max_steps", "eval_every", "patience",
             "time_budget_s")   # the settings that shape one all-tasks unit (its key)
+ALL_UNITS = Units(all_tasks_unit, ALL_UNIT, names=lambda c: ["alltasks"])                     # 11_all_tasks's
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d8159245
 SINGLE_RECIPE = dict(APP_A, **BATCHING, **MODEL, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10,
@@ -210,7 +215,8 @@ def layer_norm(row) -> str:
 @protocol_fact
 def babi_train_files(row) -> str:
     "Which bAbI v1.2 training files this machine has for the row's tasks: en-10k, else the 1k file (an error if neither)."
-    from tpr_nb.data import locate, BABI_TASKS, DataMissingError
+    from tpr_nb.data import locate, DataMissingError
+    from tpr_nb.tpr_rnn.babi import BABI_TASKS
     def have(t, folder):
         try: return bool(locate("babi", f"tasks_1-20_v1-2/{folder}/qa{t}_{BABI_TASKS[t]}_train.txt", download_ok=False))
         except DataMissingError: return False

@@ -9,13 +9,20 @@ from functools import lru_cache
 import numpy as np
 import torch
 from datasets import Dataset
-from ..data import DataMissingError, load_logical_entailment, pad, bucket_batches
+from ..data import DataMissingError, locate, pad, bucket_batches
 
 # %% auto #0
-__all__ = ['LETTERS', 'BINARY', 'OPERATORS', 'OPS_A', 'OPS_B', 'HELDOUT', 'ENTAILMENT_TOKENS', 'TOKEN_IDS', 'parse', 'unparse',
-           'variables', 'n_operators', 'evaluate', 'truth_table', 'entails', 'random_formula', 'entailing_pairs',
-           'four_tuples', 'canonical', 'generate_pairs', 'heldout_keys', 'train_split', 'formula_stats',
-           'permute_variables', 'encode', 'entailment_batches']
+__all__ = ['LETTERS', 'BINARY', 'OPERATORS', 'OPS_A', 'OPS_B', 'HELDOUT', 'ENTAILMENT_TOKENS', 'TOKEN_IDS',
+           'load_logical_entailment', 'parse', 'unparse', 'variables', 'n_operators', 'evaluate', 'truth_table',
+           'entails', 'random_formula', 'entailing_pairs', 'four_tuples', 'canonical', 'generate_pairs', 'heldout_keys',
+           'train_split', 'formula_stats', 'permute_variables', 'encode', 'entailment_batches']
+
+# %% ../../nbs/tpru/01_entailment.ipynb #0a4daa36
+def load_logical_entailment(split: str) -> Dataset:
+    "Logical entailment pairs: columns A, B and label (1 when A entails B); `split` validate, train, test_easy, ..."
+    text = locate("logical_entailment", f"{split}.txt").read_text()
+    rows = [l.split(",") for l in text.splitlines() if l.strip()]
+    return Dataset.from_dict({"A": [r[0] for r in rows], "B": [r[1] for r in rows], "label": [int(r[2]) for r in rows]})
 
 # %% ../../nbs/tpru/01_entailment.ipynb #e1f51d92
 LETTERS = string.ascii_lowercase

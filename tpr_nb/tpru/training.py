@@ -14,23 +14,25 @@ from torch import Tensor
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from ..modelfiles import build
 from ..profiles import Config
+from ..units import Units
 from ..train import train_config, fit
 from ..train import count_params, to_device
 from .cell import TPRU
 from . import entailment as ent
-from ..data import check_ids, load_logical_entailment, length_mask, lm_vocab, stream_ids
+from ..data import check_ids, length_mask, lm_vocab, stream_ids
 from ..lm import StreamLoss, stream_batches, perplexity
 
 # %% auto #0
-__all__ = ['HEADS', 'ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL_DEFAULTS', 'ENTAIL', 'ENTAIL_UNIT', 'LANG', 'BIDAF_FIXED',
-           'BIDIRECTIONAL_FIXED', 'make_rnn', 'Encoder', 'stack_pair', 'max_pool', 'EntailmentModel', 'attention_flow',
-           'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec', 'classify', 'grad_norm', 'accuracies', 'entail_setting',
-           'entail_train_config', 'entail_model', 'run_entailment', 'mean_nll', 'lm_model', 'lm_train_config', 'run_lm',
-           'lm_config', 'select_lr', 'tried_lrs', 'search_lr', 'bracketed', 'load_rnnlm', 'encoder_cells',
-           'bidirectional_encoder', 'bidaf_encoder', 'bidaf_second_input', 'tpru_biases', 'tpru_init', 'role_basis',
-           'entail_embedding', 'classifier_input', 'classifier_head', 'entail_batching', 'entail_optimizer',
-           'entail_clipping', 'entail_selection', 'entail_training_data', 'table2_param_rule', 'lm_layers',
-           'lm_output_layer', 'lm_embedding_init', 'lm_biases', 'lm_optimizer', 'lm_clipping', 'lm_selection']
+__all__ = ['HEADS', 'ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL_DEFAULTS', 'ENTAIL', 'ENTAIL_UNIT', 'ENTAIL_UNITS', 'LANG',
+           'BIDAF_FIXED', 'BIDIRECTIONAL_FIXED', 'make_rnn', 'Encoder', 'stack_pair', 'max_pool', 'EntailmentModel',
+           'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec', 'classify', 'grad_norm', 'accuracies',
+           'entail_setting', 'entail_train_config', 'entail_model', 'run_entailment', 'mean_nll', 'lm_model',
+           'lm_train_config', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs', 'search_lr', 'bracketed', 'load_rnnlm',
+           'encoder_cells', 'bidirectional_encoder', 'bidaf_encoder', 'bidaf_second_input', 'tpru_biases', 'tpru_init',
+           'role_basis', 'entail_embedding', 'classifier_input', 'classifier_head', 'entail_batching',
+           'entail_optimizer', 'entail_clipping', 'entail_selection', 'entail_training_data', 'table2_param_rule',
+           'lm_layers', 'lm_output_layer', 'lm_embedding_init', 'lm_biases', 'lm_optimizer', 'lm_clipping',
+           'lm_selection']
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
 def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0,
@@ -197,7 +199,7 @@ def accuracies(r: dict) -> dict:
     return dict(val=100 * r["valid_acc"], **{k: 100 * r["test"][s] for k, s in SPLITS.items() if k != "val"})
 
 def _split(name: str, limit: int | None):
-    ds = load_logical_entailment(name)
+    ds = ent.load_logical_entailment(name)
     return ds if limit is None or limit >= len(ds) else ds.select(range(limit))
 
 # settings of `run_entailment` with a default in the code, not in ENTAIL's common row: there they would change the key
@@ -340,6 +342,8 @@ ENTAIL = dict(   # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2
 ENTAIL_UNIT = ("d", "hidden", "dropout", "lr", "clip_norm", "batch_size", "eval_batch_size", "permute", "data_seed", "n_train", "n_valid",
                "n_test", "n_probe", "max_steps", "eval_every", "patience", "time_budget_s", "layers", "arch", "bidirectional",
                "bias", "head", "pool", "optimizer", "clip_value")
+ENTAIL_UNITS = Units(run_entailment, ENTAIL_UNIT, names=lambda c: list(dict.fromkeys(c.kinds + c.sweep + c.slices)),
+                     varies=("lr",))   # 10_entailment's: a model and a seed, at a searched Adam rate
 LANG = dict(   # lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end;
                # nll_epochs: length of Fig. 4's runs without dropout (None: max_steps); extra_seeds: seeds trained again at each model's kept rate
                # (after the search on `seeds`), for the claims' means

@@ -7,11 +7,45 @@ from __future__ import annotations
 import csv, gzip, io
 from collections import Counter
 import torch
-from ..data import load_ud_ewt, load_linzen_testset, locate, tsv_rows, Vocab, pad, DataMissingError
+import re
+from datasets import Dataset
+from ..data import load_ud_ewt, locate, Vocab, pad, DataMissingError
 
 # %% auto #0
-__all__ = ['NUMBERS', 'agreement_instances', 'ud_agreement', 'verb_number', 'linzen_test_agreement', 'parse_linzen_tsv',
-           'linzen_corpus', 'agreement_vocab', 'agreement_tensors']
+__all__ = ['NUMBERS', 'tsv_rows', 'load_linzen_testset', 'agreement_instances', 'ud_agreement', 'verb_number',
+           'linzen_test_agreement', 'parse_linzen_tsv', 'linzen_corpus', 'agreement_vocab', 'agreement_tensors']
+
+# %% ../../nbs/urn/02_agreement.ipynb #aa887ffd
+def tsv_rows(text: str, source: str, need, ints=()):
+    "(row number, row) of each data row of a TSV with a header; a row that lacks a column or an integer is named."
+    reader = csv.reader(io.StringIO(text), delimiter="\t")
+    head = next(reader, None)
+    if head is None or (missing := [c for c in need if c not in head]):
+        raise ValueError(f"{source}, row 1 (the header): no column {', '.join(missing if head else need)}")
+    for row in reader:
+        if not any(v.strip() for v in row): continue
+        r = dict(zip(head, row))
+        if missing := [c for c in need if c not in r]:
+            raise ValueError(f"{source}, row {reader.line_num}: no {', '.join(missing)} ({len(row)} fields, the "
+                             f"header has {len(head)})")
+        if bad := next((c for c in ints if not re.fullmatch(r"[+-]?\d+", r[c].strip())), None):
+            raise ValueError(f"{source}, row {reader.line_num}: {bad} {r[bad]!r} is not an integer")
+        yield reader.line_num, r
+
+def load_linzen_testset() -> Dataset:
+    "Gulordava et al.'s 7,489-sentence subset of the Linzen data: tokens, verb index, right and wrong form, attractors."
+    base = "colorlessgreen_linzen_testset/subj_agr_filtered"
+    sents = locate("linzen_agreement", base + ".text").read_text().splitlines()
+    f = locate("linzen_agreement", base + ".gold")
+    gold = [l.split("\t") for l in f.read_text().splitlines()]
+    for i, (s, g) in enumerate(zip(sents, gold), 1):          # checksummed; and checked row by row, so a change is named
+        if len(g) != 4 or not (g[0].isdigit() and g[3].isdigit()) or not int(g[0]) < len(s.split()):
+            raise ValueError(f"{f}, row {i}: expected 'verb index<TAB>right<TAB>wrong<TAB>attractors' with the index inside "
+                             f"its sentence; got {g}")
+    if len(sents) != len(gold): raise ValueError(f"{f}: {len(gold)} rows for the {len(sents)} sentences of its .text file")
+    return Dataset.from_dict({"tokens": [s.split() for s in sents], "verb_index": [int(g[0]) for g in gold],
+                              "right": [g[1] for g in gold], "wrong": [g[2] for g in gold],
+                              "attractors": [int(g[3]) for g in gold]})
 
 # %% ../../nbs/urn/02_agreement.ipynb #16be378f
 NUMBERS = ("Sing", "Plur")

@@ -11,6 +11,7 @@ import torch.nn.functional as Fn
 from torch import nn, Tensor
 from ..modelfiles import build
 from ..profiles import Config
+from ..units import Units
 from ..train import train_config, fit
 from ..data import bucket_batches
 from ..train import count_params, to_device
@@ -18,14 +19,14 @@ from .model import URN, LSTMTagger
 from .dyck import dyck_data, CLOSE_IDS, SYMBOLS
 
 # %% auto #0
-__all__ = ['DYCK_UNIT', 'DYCK', 'AGREEMENT', 'wilson_interval', 'accuracy_by', 'top_bin', 'intervals_overlap', 'plot_accuracy_by',
-           'dyck_loss', 'dyck_closing', 'index_batches', 'make_dyck_model', 'dyck_sets', 'run_dyck', 'dyck_unit',
-           'last_logits', 'agreement_loss', 'agreement_scores', 'agreement_batches', 'make_agreement_model',
-           'run_agreement', 'urn_size', 'generator_form', 'generator_init', 'exp_precision', 'start_state',
-           'readout_layer', 'dropout_rates', 'optimizer_name', 'adam_eps', 'grad_clipping', 'kept_weights',
-           'batch_order', 'bracket_kinds', 'word_sampler', 'validation_words', 'fig3_test_words', 'deep_test_words',
-           'attractor_rule', 'closing_score', 'spectrum_rule', 'dyck_objective', 'interval_kind', 'agreement_corpus',
-           'agreement_splits', 'agreement_tests', 'agreement_target']
+__all__ = ['DYCK_UNIT', 'DYCK_UNITS', 'DYCK', 'AGREEMENT', 'wilson_interval', 'accuracy_by', 'top_bin', 'intervals_overlap',
+           'plot_accuracy_by', 'dyck_loss', 'dyck_closing', 'index_batches', 'make_dyck_model', 'dyck_sets', 'run_dyck',
+           'dyck_unit', 'last_logits', 'agreement_loss', 'agreement_scores', 'agreement_batches',
+           'make_agreement_model', 'run_agreement', 'urn_size', 'generator_form', 'generator_init', 'exp_precision',
+           'start_state', 'readout_layer', 'dropout_rates', 'optimizer_name', 'adam_eps', 'grad_clipping',
+           'kept_weights', 'batch_order', 'bracket_kinds', 'word_sampler', 'validation_words', 'fig3_test_words',
+           'deep_test_words', 'attractor_rule', 'closing_score', 'spectrum_rule', 'dyck_objective', 'interval_kind',
+           'agreement_corpus', 'agreement_splits', 'agreement_tests', 'agreement_target']
 
 # %% ../../nbs/urn/03_training.ipynb #c1f83e96
 def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -129,6 +130,7 @@ def dyck_unit(kind: str, seed: int, c: Config, out_dir: str | None = None) -> di
 
 DYCK_UNIT = ("n_pairs", "test_pairs", "train_depth", "batch_size", "lr", "n_train", "n_valid", "n_test", "max_steps", "eval_every", "patience",
              "time_budget_s", "lstm_embed", "lstm_hidden")   # the settings that shape one Dyck unit (its key)
+DYCK_UNITS = Units(dyck_unit, DYCK_UNIT, names=lambda c: c.kinds)   # 10_dyck's (the shipped URN is one)
 
 # %% ../../nbs/urn/03_training.ipynb #c208f10a
 def last_logits(model: nn.Module, tokens: Tensor, lengths: Tensor) -> Tensor:
