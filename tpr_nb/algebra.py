@@ -22,7 +22,7 @@ def tpr(F: Tensor, R: Tensor) -> Tensor:
     return F @ R.transpose(-1, -2)
 
 def unbind(T: Tensor, u: Tensor) -> Tensor:
-    "Tensor inner product $T u$: the filler bound to the role whose dual vector is `u` (`(..., d_r)` or `(..., d_r, m)`)."
+    "Tensor inner product $T u$: the filler bound to the role whose dual vector is `u`."
     return (T @ u.unsqueeze(-1)).squeeze(-1) if u.dim() == T.dim() - 1 else T @ u
 
 # %% ../nbs/00_algebra.ipynb #b8e38cec
@@ -76,20 +76,20 @@ def circular_corr(x: Tensor, y: Tensor) -> Tensor:
     d = x.shape[-1]
     return torch.fft.irfft(torch.fft.rfft(x, n=d).conj() * torch.fft.rfft(y, n=d), n=d)
 
-
 # %% ../nbs/00_algebra.ipynb #df2ae71d
 def hrr_recovery(d: int, m: int, vocab: int = 1000, trials: int = 20,
                  generator: torch.Generator | None = None) -> dict:
-    "Cosine of each of `m` fillers with its recovery by correlation from one trace, and clean-up accuracy among `vocab`."
+    "Cosines of `m` fillers with their recoveries from one trace, and the clean-up accuracy among `vocab`."
     V = torch.randn(trials, vocab, d, generator=generator) / math.sqrt(d)   # the known fillers
     f, r = V[:, :m], torch.randn(trials, m, d, generator=generator) / math.sqrt(d)
     rec = circular_corr(r, circular_conv(r, f).sum(1, keepdim=True))
     hit = (rec @ V.transpose(1, 2)).argmax(-1) == torch.arange(m)
-    return dict(cosine=torch.cosine_similarity(rec, f, dim=-1).mean().item(), accuracy=hit.float().mean().item())
+    return dict(cosine=torch.cosine_similarity(rec, f, dim=-1).mean().item(),
+                accuracy=hit.float().mean().item())
 
 # %% ../nbs/00_algebra.ipynb #e7e7f531
 def isometric_penalty(*Fs: Tensor, beta: float = 1.0) -> Tensor:
-    "HRR-LM's $\\beta(\\sum_i\\|F_i^\\top F_i - I\\|^2 + \\sum_{i\\ne j}\\|F_i^\\top F_j\\|^2) = \\beta\\|F^\\top F - I\\|^2$, $F=[F_1\\cdots F_N]$."
+    "HRR-LM's penalty $\\beta\\|F^\\top F - I\\|^2$ over the stacked filler bases $F=[F_1\\cdots F_N]$."
     F = torch.cat(Fs, dim=-1)
     G = F.transpose(-1, -2) @ F
     return beta * (G - torch.eye(G.shape[-1], dtype=G.dtype, device=G.device)).pow(2).sum()

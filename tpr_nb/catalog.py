@@ -48,8 +48,10 @@ def register(info: DatasetInfo):
 
 # %% ../nbs/01a_catalog.ipynb #31cc6f44
 STATUSES = ("complete", "partial", "missing")   # how much of a dataset the shared mirror holds
-_DATASET = dict(name=str, title=str, licence=str, homepage=str, citation=str, status=str, notes=str, files=list)
-_FILE = dict(path=str, bytes=int, sha256=str, git_blob=str, url=str, archive_url=str, in_mirror=bool, note=str)
+_DATASET = dict(name=str, title=str, licence=str, homepage=str, citation=str, status=str, notes=str,
+                files=list)
+_FILE = dict(path=str, bytes=int, sha256=str, git_blob=str, url=str, archive_url=str, in_mirror=bool,
+             note=str)
 _GROUP = dict(url_base=str, archive_url=str, rows=list)   # mirrored files: [path, bytes, sha256] rows
 _HEX = dict(sha256=64, git_blob=40)
 
@@ -62,7 +64,8 @@ def check_fields(entry, fields: dict, where: str, required=()) -> dict:
     "`entry` if it is a table of `fields` (name: type or types) with the `required` ones; else a `ValueError`."
     if type(entry) is not dict: raise ValueError(f"{where}: {entry!r} is not a table")
     for k, v in entry.items():
-        if k not in fields: raise ValueError(f"{where}: unknown field {k!r}; the fields are {', '.join(fields)}")
+        if k not in fields:
+            raise ValueError(f"{where}: unknown field {k!r}; the fields are {', '.join(fields)}")
         types = fields[k] if isinstance(fields[k], tuple) else (fields[k],)
         if type(v) not in types:
             raise ValueError(f"{where}: {k} = {v!r} is not {' or '.join(t.__name__ for t in types)}")

@@ -80,8 +80,8 @@ def load_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimiz
     except FileNotFoundError as e:
         raise CheckpointError(f"checkpoint {path} is incomplete: {e.filename} is missing. {afresh}.") from e
     except Exception as e:
-        raise CheckpointError(f"checkpoint {path} is truncated or corrupt ({type(e).__name__}: {e}). {afresh}, "
-                              "or restore it from a copy.") from e
+        raise CheckpointError(f"checkpoint {path} is truncated or corrupt ({type(e).__name__}: {e}). "
+                              f"{afresh}, or restore it from a copy.") from e
     try: model.load_state_dict(weights)
     except RuntimeError as e:
         raise CheckpointError(f"checkpoint {path} does not fit this model (different sizes?): {e}") from e

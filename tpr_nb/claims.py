@@ -24,7 +24,8 @@ class Claim:
     claim_id: str
     metric: str
     paper_value: float | None
-    rule: str | None          # None: a reference value that other claims' guards read; it gets no verdict of its own
+    # None: a reference value that other claims' guards read; it gets no verdict of its own
+    rule: str | None
     source: str
     note: str = ""
     rules: dict = field(default_factory=dict, hash=False)
@@ -35,8 +36,10 @@ class Claim:
 
 # %% ../nbs/03a_claims.ipynb #3c86920b
 EVIDENCE_CLASSES = dict(printed="a number the paper prints", derived="computed from numbers the paper prints",
-                        qualitative="a statement of the paper, made measurable", diagnostic="this project's own check, not in the paper",
-                        identity="true by construction: a property test, not a reproduction", data="a statistic of the data")
+                        qualitative="a statement of the paper, made measurable",
+                        diagnostic="this project's own check, not in the paper",
+                        identity="true by construction: a property test, not a reproduction",
+                        data="a statistic of the data")
 HEADLINE = ("printed", "derived", "qualitative")     # the classes that count as reproductions
 
 def _matching(rows: list, c: Claim) -> list:
@@ -56,7 +59,7 @@ def evidence(c: Claim) -> str:
 # %% ../nbs/03a_claims.ipynb #e87beedf
 @dataclass(frozen=True)
 class Guard:
-    "A condition, `rule` over `ours`, `paper` and `ref` (the measured value of claim `ref` of the same paper), without which a claim is inconclusive."
+    "A condition over `ours`, `paper` and `ref` (claim `ref`'s value) without which a claim is inconclusive."
     ref: str
     rule: str
     why: str
@@ -84,15 +87,18 @@ def post_hoc(c: Claim) -> PostHoc | None:
 def needs(c: Claim) -> str | None:
     "What measuring claim `c` takes beyond this project's data and quick profile, if `NEEDS` says."
     from fnmatch import fnmatchcase
-    return next((t for p, e, pat, t in NEEDS if p == c.paper and fnmatchcase(c.experiment, e) and fnmatchcase(c.claim_id, pat)), None)
+    hits = (t for p, e, pat, t in NEEDS if p == c.paper and fnmatchcase(c.experiment, e) and fnmatchcase(c.claim_id, pat))
+    return next(hits, None)
 
 # %% ../nbs/03a_claims.ipynb #9a4e7d13
-_RULE_NODES = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Load, ast.Constant,
+_RULE_NODES = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Load,
+               ast.Constant,
                ast.Call, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow,
                ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 RULE_FUNCS = {"abs": abs, "min": min, "max": max}   # the functions a rule may call
 
-RULE_BOUNDS = dict(chars=300, nodes=60, constant=1e6, exponent=4)   # a rule stays small: it cannot hang or exhaust the report
+# a rule stays small: it cannot hang or exhaust the report
+RULE_BOUNDS = dict(chars=300, nodes=60, constant=1e6, exponent=4)
 
 def _rule_bound(rule: str, n: ast.AST) -> str | None:
     "Why node `n` of `rule` breaks `RULE_BOUNDS`, if it does."
@@ -100,20 +106,24 @@ def _rule_bound(rule: str, n: ast.AST) -> str | None:
         return (f"the constant {n.value!r} is " + ("not a number" if type(n.value) not in (int, float) else
                 f"too large (a rule's numbers lie within +-{RULE_BOUNDS['constant']:g})"))
     if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow):
-        e = n.right.operand if isinstance(n.right, ast.UnaryOp) and isinstance(n.right.op, (ast.USub, ast.UAdd)) else n.right
+        e = n.right.operand if isinstance(n.right, ast.UnaryOp) and isinstance(n.right.op,
+                                                                               (ast.USub, ast.UAdd)) else n.right
         if not (isinstance(e, ast.Constant) and type(e.value) in (int, float) and abs(e.value) <= RULE_BOUNDS["exponent"]) \
            or any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Pow) for m in ast.walk(n.left)):
-            return f"a power's exponent must be a number up to {RULE_BOUNDS['exponent']}, its base no power (no towers)"
+            return (f"a power's exponent must be a number up to {RULE_BOUNDS['exponent']}, its base no "
+                    "power (no towers)")
     return None
 
 def parse_rule(rule: str, names=("ours", "paper")) -> ast.Expression:
     "The syntax tree of `rule`, checked to be the small arithmetic/comparison language of rules over `names`, bounded."
     if not isinstance(rule, str) or len(rule) > RULE_BOUNDS["chars"]:
-        raise ValueError(f"rule {str(rule)[:80]!r}: a rule is a string of at most {RULE_BOUNDS['chars']} characters")
+        raise ValueError(f"rule {str(rule)[:80]!r}: a rule is a string of at most {RULE_BOUNDS['chars']} "
+                         "characters")
     tree = ast.parse(rule, mode="eval")
     nodes = list(ast.walk(tree))
     if len(nodes) > RULE_BOUNDS["nodes"]:
-        raise ValueError(f"rule {rule[:80]!r}: {len(nodes)} syntax nodes, more than the {RULE_BOUNDS['nodes']} a rule may have")
+        raise ValueError(f"rule {rule[:80]!r}: {len(nodes)} syntax nodes, more than the "
+                         f"{RULE_BOUNDS['nodes']} a rule may have")
     for n in nodes:
         if not isinstance(n, _RULE_NODES) or (isinstance(n, ast.Name) and n.id not in (*names, *RULE_FUNCS)) \
            or (isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in RULE_FUNCS)):
@@ -134,7 +144,8 @@ _NUM = (int, float)
 _ENTRY = dict(paper=str, experiment=str, claim_id=str, prefix=str, metric=str, paper_value=_NUM, rule=str,
               reference=bool, source=str, note=str, rules=dict, rows=dict, ids=list)
 _GLOBS = (str, list)
-_REGISTRIES = {   # [[kind]]: its fields (all required), and its registry row for each claim-id glob of its `match`
+# [[kind]]: its fields (all required), and its registry row for each claim-id glob of its `match`
+_REGISTRIES = {
     "evidence": ({"match": _GLOBS, "class": str, "why": str}, lambda p, g, e: (p, g, e["class"], e["why"])),
     "needs": ({"experiment": str, "match": _GLOBS, "what": str}, lambda p, g, e: (p, e["experiment"], g, e["what"])),
     "guards": ({"match": _GLOBS, "ref": str, "rule": str, "why": str},
@@ -153,8 +164,8 @@ def _values(e: dict, where: str) -> dict:
     "Claim id -> paper value of one `[[claims]]` entry: one claim (`claim_id`), or a table (`rows`, or `ids`)."
     if len({"claim_id", "rows", "ids"} & e.keys()) != 1 or {"prefix", "claim_id"} <= e.keys() \
        or "paper_value" in e and "claim_id" not in e:
-        raise ValueError(f"{where}: give a claim_id (and paper_value) for one claim, or rows or ids (and prefix) "
-                         "for a table")
+        raise ValueError(f"{where}: give a claim_id (and paper_value) for one claim, or rows or ids (and "
+                         "prefix) for a table")
     if "claim_id" in e: return {e["claim_id"]: e.get("paper_value")}
     if any(type(i) is not str for i in e.get("ids", [])):
         raise ValueError(f"{where}: ids {e['ids']!r} are not all strings")
@@ -206,7 +217,8 @@ def _unique(claims: list[Claim], where: str):
 def read_claims(text: str, paper: str | None = None, where: str = "claims") -> tuple[list[Claim], dict]:
     "The claims and registry rows of a claims file: `paper`'s, or (None) one whose entries name their paper; checked."
     if paper is not None: _paper(paper, where)
-    tables = dict.fromkeys(["claims", *(_REGISTRIES if paper else [])], list)   # registries: in a paper's own file
+    # registries: in a paper's own file
+    tables = dict.fromkeys(["claims", *(_REGISTRIES if paper else [])], list)
     data = check_fields(read_toml(text, where), tables, where)
     claims = [c for i, e in enumerate(data.get("claims", []), 1)
               for c in _claims(e, paper, f"{where}, [[claims]] {i}")]

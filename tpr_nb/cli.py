@@ -25,7 +25,8 @@ __all__ = ['INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookD
 def is_experiment(nb: Path) -> bool:
     "Whether notebook `nb` has a code cell tagged `parameters`."
     try: cells = json.loads(Path(nb).read_text()).get("cells", [])
-    except json.JSONDecodeError as e: raise ValueError(f"notebook {nb} is not valid JSON (half-saved?): {e}") from e
+    except json.JSONDecodeError as e:
+        raise ValueError(f"notebook {nb} is not valid JSON (half-saved?): {e}") from e
     return any(c["cell_type"] == "code" and "parameters" in c.get("metadata", {}).get("tags", []) for c in cells)
 
 def _matches(rel: str, only: str | None) -> bool:
@@ -34,7 +35,8 @@ def _matches(rel: str, only: str | None) -> bool:
 
 def experiment_notebooks(nbs: Path, only: str | None = None, skip: Path | None = None) -> list[Path]:
     "The experiment notebooks under `nbs` (none under `skip`, e.g. the executed copies) that `only` selects, sorted."
-    if only is not None and not only.strip(): raise ValueError("--only is empty: leave it out to run every notebook")
+    if only is not None and not only.strip():
+        raise ValueError("--only is empty: leave it out to run every notebook")
     skip = Path(skip).resolve() if skip else None
     found = [p for p in sorted(Path(nbs).rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts
              and not (skip and p.resolve().is_relative_to(skip)) and is_experiment(p)]
@@ -50,8 +52,8 @@ def read_notebook(p: Path):
     try: return nbformat.read(str(p), as_version=4)
     except Exception as e:
         why = (str(e).strip().splitlines() or [""])[0][:200]
-        raise NotebookDamaged(f"{p} is damaged ({type(e).__name__}: {why}): re-run its notebook (tpr-nb repro "
-                              "--only ...) or restore it from git") from e
+        raise NotebookDamaged(f"{p} is damaged ({type(e).__name__}: {why}): re-run its notebook (tpr-nb "
+                              "repro --only ...) or restore it from git") from e
 
 def save_figures(executed: Path, folder: Path) -> list[Path]:
     "Write each `image/png` output of `executed` to `folder/<stem>-<k>.png`, in order, its older figures removed."
@@ -59,7 +61,8 @@ def save_figures(executed: Path, folder: Path) -> list[Path]:
     nb, stem, folder = read_notebook(executed), Path(executed).stem, Path(folder)
     pngs = [o["data"]["image/png"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
             if "image/png" in o.get("data", {})]
-    data = [base64.b64decode(b if isinstance(b, str) else "".join(b)) for b in pngs]   # all read before any goes
+    # all read before any goes
+    data = [base64.b64decode(b if isinstance(b, str) else "".join(b)) for b in pngs]
     mine = re.compile(rf"{re.escape(stem)}-\d+\.png")
     for p in (folder.iterdir() if folder.is_dir() else []):
         if mine.fullmatch(p.name): p.unlink()
@@ -80,15 +83,16 @@ def _plain(v, key: str):
     if isinstance(v, (list, tuple)): return [_plain(x, key) for x in v]
     if isinstance(v, dict): return {k: _plain(x, key) for k, x in v.items()}
     if v is None or isinstance(v, (bool, int, float, str)): return v
-    raise ValueError(f"--set {key}: a {type(v).__name__} cannot be passed to a notebook (use numbers, strings, "
-                     "True/False/None, lists, dicts)")
+    raise ValueError(f"--set {key}: a {type(v).__name__} cannot be passed to a notebook (use numbers, "
+                     "strings, True/False/None, lists, dicts)")
 
 def parse_set(items: list[str]) -> dict:
     "`['key=value', ...]` as a dict, each value a Python literal (a bare word that is none: a string)."
     out = {}
     for it in items:
         k, eq, v = (s.strip() for s in it.partition("="))
-        if not eq or not k.isidentifier(): raise ValueError(f"--set takes key=value pairs, e.g. seeds=[0,1]; got {it!r}")
+        if not eq or not k.isidentifier():
+            raise ValueError(f"--set takes key=value pairs, e.g. seeds=[0,1]; got {it!r}")
         if k in out: raise ValueError(f"--set gives {k!r} twice")
         try: val = ast.literal_eval(v)
         except (ValueError, SyntaxError): val = v
@@ -97,9 +101,12 @@ def parse_set(items: list[str]) -> dict:
 
 def run_name(rel: Path, profile: str, overrides: dict) -> str:
     "A folder name for a run with overrides: notebook, profile, each `key=value`, filesystem-safe."
-    val = lambda v: re.sub(r"[^A-Za-z0-9._,+-]", "_", re.sub(r"""[\[\]{}"' ]""", "", json.dumps(v, separators=(",", ":"))))
-    name = "-".join([*Path(rel).with_suffix("").parts, profile, *(f"{k}={val(overrides[k])}" for k in sorted(overrides))])
-    if len(name) > 120: name = name[:111] + "-" + hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
+    val = lambda v: re.sub(r"[^A-Za-z0-9._,+-]", "_",
+                           re.sub(r"""[\[\]{}"' ]""", "", json.dumps(v, separators=(",", ":"))))
+    sets = [f"{k}={val(overrides[k])}" for k in sorted(overrides)]
+    name = "-".join([*Path(rel).with_suffix("").parts, profile, *sets])
+    if len(name) > 120:
+        name = name[:111] + "-" + hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
     return name
 
 # %% ../nbs/04_cli.ipynb #26974475
@@ -153,7 +160,8 @@ def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: in
     import papermill as pm
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     tmp, failed = out_nb.with_suffix(".running.ipynb"), out_nb.with_suffix(".failed.ipynb")
-    params = dict(profile=profile, out=str(Path(report).resolve()), commit=git_commit())   # its one channel in
+    # its one channel in
+    params = dict(profile=profile, out=str(Path(report).resolve()), commit=git_commit())
     if overrides: params["overrides"] = overrides
     run = lambda: pm.execute_notebook(str(nb), str(tmp), parameters=params, cwd=str(nb.parent),
                                       kernel_name="python3", progress_bar=False, execution_timeout=timeout)
@@ -173,7 +181,8 @@ def _rel(p, root: Path, out: Path | None = None) -> str:
     p = Path(p)
     if not p.is_absolute(): return str(p)
     for base in filter(None, [root, out]):
-        if p.resolve().is_relative_to(Path(base).resolve()): return str(p.resolve().relative_to(Path(base).resolve()))
+        if p.resolve().is_relative_to(Path(base).resolve()):
+            return str(p.resolve().relative_to(Path(base).resolve()))
     return str(p)
 
 def read_runs(out: Path) -> list[dict]:
@@ -198,22 +207,22 @@ def _run_folder(nb: Path, rel: Path, profile: str, overrides: dict, base: Path, 
     profile_values, _ = experiment(nb).check(profile, overrides)
     out = base / run_name(rel, profile, overrides)
     if mine := [p for p in PROFILES if out.resolve().is_relative_to((root / "reports" / p).resolve())]:
-        raise ValueError(f"a run with --set writes to its own folder, never under reports/{mine[0]}/: pass another "
-                         "--out (default reports/runs)")
+        raise ValueError(f"a run with --set writes to its own folder, never under reports/{mine[0]}/: "
+                         "pass another --out (default reports/runs)")
     meta = dict(notebook=str(rel), profile=profile, overrides=overrides,
                 profile_values={k: profile_values[k] for k in overrides if k in profile_values})
     f = out / "overrides.json"
     if f.exists() and (old := read_overrides(f))["overrides"] != overrides:
-        raise ValueError(f"{out} holds a run with other settings ({old['overrides']}): move it aside or pass another "
-                         "--out")
+        raise ValueError(f"{out} holds a run with other settings ({old['overrides']}): move it aside or "
+                         "pass another --out")
     return out, json.loads(json.dumps(meta, default=str))
 
 def _one(found: list[Path], only: str | None, nbs: Path) -> Path:
     "The one notebook `--only` selects for a run with `--set`."
     if len(found) == 1: return found[0]
     names = ", ".join(str(p.relative_to(nbs)) for p in found[:8]) + (", ..." if len(found) > 8 else "")
-    raise ValueError(f"--set applies to one experiment notebook, and --only {only!r} matches {len(found)} notebooks "
-                     f"({names}): name one")
+    raise ValueError(f"--set applies to one experiment notebook, and --only {only!r} matches "
+                     f"{len(found)} notebooks ({names}): name one")
 
 def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: Path | None = None,
           timeout: int | None = None, overrides: dict | None = None, commit: bool = False) -> tuple[list[dict], Path]:
@@ -228,14 +237,16 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
         out, meta = _run_folder(nb, nb.relative_to(nbs), profile, overrides, out, root)
     runs = []
     with locked(out), (unit_committer(out, root=root) if commit else nullcontext()):
-        read_runs(out)                                         # a damaged runs.json stops the run before it starts
+        # a damaged runs.json stops the run before it starts
+        read_runs(out)
         if overrides: write_json(out / "overrides.json", meta)
         for nb in found:
             rel = nb.relative_to(nbs)
             print(f"[{profile}] {rel} ...", flush=True)
             try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout, overrides)
             except KeyboardInterrupt:
-                stopped = dict(notebook=str(rel), status="interrupted", wall_s=0.0, error="KeyboardInterrupt", output="")
+                stopped = dict(notebook=str(rel), status="interrupted", wall_s=0.0,
+                               error="KeyboardInterrupt", output="")
                 write_runs(out, runs + [stopped])
                 raise
             r.update(notebook=str(rel), output=_rel(r["output"], root, out))
@@ -258,10 +269,11 @@ def _new_prose(old, new):
     return old
 
 def _code(s: str) -> list:
-    "The tokens of Python source `s` without comments and line breaks inside statements; `s` where it does not tokenize."
+    "The tokens of Python source `s` without comments and inner line breaks; `s` where it does not tokenize."
     import io, tokenize
     skip = (tokenize.COMMENT, tokenize.NL)
-    try: return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(s).readline) if t.type not in skip]
+    try:
+        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(s).readline) if t.type not in skip]
     except (tokenize.TokenError, SyntaxError, IndentationError): return [s]
 
 def refresh_prose(nb: Path, executed: Path) -> bool:
@@ -270,8 +282,8 @@ def refresh_prose(nb: Path, executed: Path) -> bool:
     src, ex = read_notebook(nb), read_notebook(executed)
     code_ex = [c for c in ex.cells if c.cell_type == "code" and not _is_injected(c)]
     if [_code(_src(c)) for c in src.cells if c.cell_type == "code"] != [_code(_src(c)) for c in code_ex]:
-        raise ValueError(f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb repro "
-                         "--only ...)")
+        raise ValueError(f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb "
+                         "repro --only ...)")
     injected = {id(prev): c for prev, c in zip(ex.cells, ex.cells[1:]) if _is_injected(c)}
     md_ex = {c.get("id"): c for c in ex.cells if c.cell_type == "markdown" and c.get("id")}
     done, it = [], iter(code_ex)
@@ -300,10 +312,10 @@ def _data_check_cmd(a) -> int:
         where = r.where if r.status == "ok" else (r.url or "no URL known") if r.status == "missing" else r.where
         print(f"{r.status:8s} {r.dataset + '/' + r.path:{w}s}  {where}")
     n = {s: sum(r.status == s for r in rows) for s in ("ok", "unverified", "missing", "missing-mirror", "corrupt")}
-    print(f"\n{len({r.dataset for r in rows})} datasets, {len(rows)} files: {n['ok']} verified, {n['unverified']} "
-          f"found but without a checksum to verify, {n['missing']} missing (their URLs are listed; `locate` downloads "
-          f"them on first use unless TPR_NB_OFFLINE=1), {n['missing-mirror']} missing from the mirror that should "
-          f"have them, {n['corrupt']} corrupt.")
+    print(f"\n{len({r.dataset for r in rows})} datasets, {len(rows)} files: {n['ok']} verified, "
+          f"{n['unverified']} found but without a checksum to verify, {n['missing']} missing (their URLs "
+          "are listed; `locate` downloads them on first use unless TPR_NB_OFFLINE=1), "
+          f"{n['missing-mirror']} missing from the mirror that should have them, {n['corrupt']} corrupt.")
     if not os.environ.get("TPR_NB_DATA"): print("TPR_NB_DATA is not set: only the cache was searched.")
     return 1 if n["corrupt"] or n["missing-mirror"] else 0
 
@@ -312,7 +324,8 @@ def _repro_cmd(a) -> int:
     overrides = parse_set(a.set) if a.set else None
     runs, report = repro(a.profile, a.only, a.nbs, a.out, a.timeout, overrides, a.commit_units)
     failed = [r["notebook"] for r in runs if r["status"] != "ok"]
-    print(f"\n{len(runs)} notebooks, {len(failed)} failed{': ' + ', '.join(failed) if failed else ''}. Report: {report}")
+    print(f"\n{len(runs)} notebooks, {len(failed)} failed{': ' + ', '.join(failed) if failed else ''}. "
+          f"Report: {report}")
     return 1 if failed else 0
 
 def _prose_cmd(a) -> int:
@@ -330,8 +343,11 @@ def _prose_cmd(a) -> int:
         except ValueError:
             stale.append(rel)
             print(f"code changed  {executed}: re-run it")
-    if stale: print(f"\n{len(stale)} executed notebooks have older code and were left as they are: {', '.join(stale)}")
-    if damaged: print(f"\n{len(damaged)} notebooks are damaged and were left as they are: {', '.join(damaged)}")
+    if stale:
+        print(f"\n{len(stale)} executed notebooks have older code and were left as they are: "
+              f"{', '.join(stale)}")
+    if damaged:
+        print(f"\n{len(damaged)} notebooks are damaged and were left as they are: {', '.join(damaged)}")
     return 1 if stale or damaged else 0
 
 def _figures_cmd(a) -> int:
@@ -358,7 +374,8 @@ def _units_cmd(a) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     "The parser of the `tpr-nb` command."
-    p = argparse.ArgumentParser(prog="tpr-nb", description="Reproductions of five papers on structured representations.")
+    p = argparse.ArgumentParser(prog="tpr-nb",
+                                description="Reproductions of five papers on structured representations.")
     sub = p.add_subparsers(dest="cmd", required=True)
     only = dict(default=None, help="glob or substring of the notebook path under nbs/")
     d = sub.add_parser("data", help="dataset tools").add_subparsers(dest="what", required=True)
@@ -369,17 +386,20 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--profile", default="quick", choices=PROFILES)
     r.add_argument("--only", **only)
     r.add_argument("--nbs", default=None, type=Path)
-    r.add_argument("--out", default=None, type=Path, help="the report folder (default reports/<profile>); with "
+    r.add_argument("--out", default=None, type=Path,
+                   help="the report folder (default reports/<profile>); with "
                    "--set, the folder its run's folder goes into (default reports/runs)")
     r.add_argument("--timeout", default=None, type=int, help="seconds per cell")
     r.add_argument("--set", nargs="+", default=None, metavar="KEY=VALUE",
-                   help="change settings of the one notebook --only selects, e.g. --set seeds=[0,1] max_steps=20000 "
-                        "(values are Python literals; a bare word is a string); the run goes to "
-                        "reports/runs/<name>/, never into reports/<profile>/")
-    r.add_argument("--commit-units", action="store_true", help="git-commit each finished unit record of a long or "
+                   help="change settings of the one notebook --only selects, e.g. --set seeds=[0,1] "
+                        "max_steps=20000 (values are Python literals; a bare word is a string); the run "
+                        "goes to reports/runs/<name>/, never into reports/<profile>/")
+    r.add_argument("--commit-units", action="store_true",
+                   help="git-commit each finished unit record of a long or "
                    "full run as it lands (reports/<profile>/units/), that file only")
     r.set_defaults(fn=_repro_cmd)
-    q = sub.add_parser("prose", help="copy each notebook's prose into its executed copy when their code is the same")
+    q = sub.add_parser("prose",
+                       help="copy each notebook's prose into its executed copy when their code is the same")
     q.add_argument("--profile", default="quick", choices=PROFILES)
     q.add_argument("--only", **only)
     q.add_argument("--nbs", default=None, type=Path)
@@ -395,19 +415,23 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--profile", default="quick", choices=PROFILES)
     s.add_argument("--out", default=None, type=Path)
     s.set_defaults(fn=_report_cmd)
-    u = sub.add_parser("units", help="where a long run stands: its finished units (committed records) and this "
+    u = sub.add_parser("units",
+                       help="where a long run stands: its finished units (committed records) and this "
                        "machine's units in progress")
     u.add_argument("--profile", default="full", choices=PROFILES)
-    u.add_argument("--folder", default=None, type=Path, help="the unit records (default reports/<profile>/units)")
+    u.add_argument("--folder", default=None, type=Path,
+                   help="the unit records (default reports/<profile>/units)")
     u.set_defaults(fn=_units_cmd)
     from tpr_nb.demo import add_demo_parser
-    add_demo_parser(sub)                                        # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)
+    # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)
+    add_demo_parser(sub)
     return p
 
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `tpr-nb` command."
     a = _parser().parse_args(argv)
     try: return a.fn(a)
-    except (KeyError, ValueError, FileNotFoundError, CheckpointError) as e:   # a model file the demo cannot load, too
+    # a model file the demo cannot load, too
+    except (KeyError, ValueError, FileNotFoundError, CheckpointError) as e:
         print(f"tpr-nb: error: {e}", file=sys.stderr)
         return 2

@@ -36,7 +36,8 @@ def cache_dir() -> Path:
 
 def dataset_info(name: str) -> DatasetInfo:
     "The catalogue entry of dataset `name`, with a helpful error for unknown names."
-    if name not in CATALOG: raise KeyError(f"unknown dataset {name!r}; the catalogue has: {', '.join(sorted(CATALOG))}")
+    if name not in CATALOG:
+        raise KeyError(f"unknown dataset {name!r}; the catalogue has: {', '.join(sorted(CATALOG))}")
     return CATALOG[name]
 
 def file_entry(name: str, path: str) -> DataFile:
@@ -65,12 +66,15 @@ _verified: dict = {}
 
 def verify_file(p: Path, entry: DataFile) -> Path:
     "Check `p` against the catalogue's size and checksum; raise `DataCorruptError` saying how to fix it."
-    st = p.stat(); key = (str(p), st.st_size, st.st_mtime_ns)
+    st = p.stat()
+    key = (str(p), st.st_size, st.st_mtime_ns)
     if _verified.get(key) == entry.path: return p
-    fix = (f"Delete it and fetch it again from {entry.url or entry.archive_url or 'its source (see the catalogue)'}, "
-           f"or restore the mirror copy.")
+    fix = ("Delete it and fetch it again from "
+           f"{entry.url or entry.archive_url or 'its source (see the catalogue)'}, or restore the mirror "
+           "copy.")
     if entry.bytes is not None and st.st_size != entry.bytes:
-        raise DataCorruptError(f"{p}: {st.st_size} bytes, expected {entry.bytes} (truncated or wrong file). {fix}")
+        raise DataCorruptError(f"{p}: {st.st_size} bytes, expected {entry.bytes} (truncated or wrong "
+                               f"file). {fix}")
     if entry.sha256:
         got, want, kind = sha256_file(p), entry.sha256, "sha256"
     elif entry.git_blob:
@@ -86,19 +90,25 @@ def verify_file(p: Path, entry: DataFile) -> Path:
 # %% ../nbs/01_data.ipynb #3b32137c
 def _fetch(url: str, dest: Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, suffix=".part"); os.close(fd)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, suffix=".part")
+    os.close(fd)
     try:
         with urllib.request.urlopen(url, timeout=60) as r, open(tmp, "wb") as out: shutil.copyfileobj(r, out)
         return Path(tmp)
     except Exception:
-        Path(tmp).unlink(missing_ok=True); raise
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 def _archive_member(archive: Path, filename: str, url: str):
     "Open the member of a zip or tar archive whose name ends with `filename`."
     if zipfile.is_zipfile(archive):
-        z = zipfile.ZipFile(archive); names = z.namelist(); opener = z.open
+        z = zipfile.ZipFile(archive)
+        names = z.namelist()
+        opener = z.open
     else:
-        t = tarfile.open(archive); names = t.getnames(); opener = t.extractfile
+        t = tarfile.open(archive)
+        names = t.getnames()
+        opener = t.extractfile
     member = next((m for m in names if m == filename or m.endswith("/" + filename)), None)
     if member is None: raise DataMissingError(f"{url} has no member named {filename}")
     return opener(member)
@@ -111,8 +121,10 @@ def download(name: str, entry: DataFile) -> Path:
     try:
         if not entry.url:   # the file is a member of an archive (zip or tar)
             x = Path(str(tmp) + ".x")
-            with open(x, "wb") as out: shutil.copyfileobj(_archive_member(tmp, Path(entry.path).name, url), out)
-            tmp.unlink(); tmp = x
+            with open(x, "wb") as out:
+                shutil.copyfileobj(_archive_member(tmp, Path(entry.path).name, url), out)
+            tmp.unlink()
+            tmp = x
         verify_file(tmp, entry)
         return Path(shutil.move(tmp, dest))
     finally:
@@ -140,35 +152,44 @@ def locate(name: str, path: str, download_ok: bool | None = None) -> Path:
 # %% ../nbs/01_data.ipynb #28f5f0e9
 @dataclass
 class FileStatus:
-    dataset: str; path: str; status: str; where: str; url: str
+    dataset: str
+    path: str
+    status: str
+    where: str
+    url: str
 
 def data_check(names: list[str] | None = None) -> list[FileStatus]:
-    "Status of every catalogue file of `names` (default: all), without downloading: `ok` (found, checksum verified), `unverified` (found; the catalogue has no checksum for it), `missing` (`missing-mirror` when the mirror should have it), `corrupt`."
+    "The status of every catalogue file of `names` (default: all), without downloading anything."
     rows, mirror = [], bool(os.environ.get("TPR_NB_DATA"))
     for name in names or sorted(CATALOG):
         for f in dataset_info(name).files:
             url = f.url or f.archive_url or ""
             try: rows.append(FileStatus(name, f.path, "ok" if (f.sha256 or f.git_blob) else "unverified",
                                         str(locate(name, f.path, download_ok=False)), url))
-            except DataMissingError: rows.append(FileStatus(name, f.path, "missing-mirror" if mirror and f.in_mirror else "missing", "", url))
+            except DataMissingError:
+                status = "missing-mirror" if mirror and f.in_mirror else "missing"
+                rows.append(FileStatus(name, f.path, status, "", url))
             except DataCorruptError as e: rows.append(FileStatus(name, f.path, "corrupt", str(e), url))
     return rows
 
 # %% ../nbs/01_data.ipynb #13cf7f54
 class Vocab:
     "Token <-> id map; `<pad>` is 0; with `unk=None` an unknown token raises `KeyError` naming it."
-    def __init__(self, tokens, min_freq: int = 1, max_size: int | None = None, specials=("<pad>",), unk: str | None = "<unk>"):
+    def __init__(self, tokens, min_freq: int = 1, max_size: int | None = None, specials=("<pad>",),
+                 unk: str | None = "<unk>"):
         counts = Counter(tokens)
         self.unk = unk
         self.itos = list(specials) + ([unk] if unk and unk not in specials else [])
-        keep = [t for t, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if c >= min_freq and t not in self.itos]
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))        # most frequent first, ties by name
+        keep = [t for t, c in ranked if c >= min_freq and t not in self.itos]
         self.itos += keep[: None if max_size is None else max_size - len(self.itos)]
         self.stoi = {t: i for i, t in enumerate(self.itos)}
     def __len__(self): return len(self.itos)
     def __contains__(self, t): return t in self.stoi
     def __getitem__(self, t: str) -> int:
         if t in self.stoi: return self.stoi[t]
-        if self.unk is None: raise KeyError(f"token {t!r} is not in the vocabulary ({len(self)} tokens) and it has no <unk>")
+        if self.unk is None:
+            raise KeyError(f"token {t!r} is not in the vocabulary ({len(self)} tokens) and it has no <unk>")
         return self.stoi[self.unk]
     def encode(self, toks) -> list[int]: return [self[t] for t in toks]
     def decode(self, ids) -> list[str]: return [self.itos[int(i)] for i in ids]
@@ -176,7 +197,7 @@ class Vocab:
 
 # %% ../nbs/01_data.ipynb #a729c8b4
 def check_ids(ids: torch.Tensor, vocab_size: int, what: str = "token ids") -> torch.Tensor:
-    "`ids`, if every one is a valid row of a `vocab_size` embedding (0 <= id < vocab_size); else an error naming the offenders (a -1 would silently read the last row)."
+    "`ids`, if every one is a row of a `vocab_size` embedding; else an error naming the offenders."
     if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
         bad = ids[(ids < 0) | (ids >= vocab_size)].unique()[:5].tolist()
         raise ValueError(f"{what} must lie in 0..{vocab_size - 1}; got {bad}")
@@ -196,7 +217,8 @@ def length_mask(lengths: torch.Tensor, length: int | None = None) -> torch.Tenso
 
 def bucket_batches(lengths, batch_size: int, shuffle: bool = True, seed: int = 0, pool: int = 50) -> list[list[int]]:
     "Index batches of similar length: sort within pools of `pool` batches, so the padded length stays short."
-    idx = list(range(len(lengths))); rng = random.Random(seed)
+    idx = list(range(len(lengths)))
+    rng = random.Random(seed)
     if shuffle: rng.shuffle(idx)
     out = []
     for p in range(0, len(idx), batch_size * pool):
@@ -206,7 +228,7 @@ def bucket_batches(lengths, batch_size: int, shuffle: bool = True, seed: int = 0
     return out
 
 def lm_batches(ids: torch.Tensor, batch_size: int, bptt: int):
-    "Language-model batches: fold a token stream into `batch_size` columns, yield `(input, target)` of length <= `bptt`."
+    "A token stream folded into `batch_size` columns, as `(input, target)` pairs of length <= `bptt`."
     n = ids.numel() // batch_size
     data = ids[: n * batch_size].view(batch_size, n)
     for i in range(0, n - 1, bptt):
@@ -239,13 +261,14 @@ def load_ud_ewt(split: str) -> Dataset:
     for b in text_blocks(locate("ud_english_ewt", f"en_ewt-ud-{split}.conllu").read_text(encoding="utf-8")):
         rows = [l.split("\t") for l in b if not l.startswith("#")]
         rows = [r for r in rows if r[0].isdigit()]
-        for k, i in [("tokens", 1), ("upos", 3), ("feats", 5), ("deprel", 7)]: cols[k].append([r[i] for r in rows])
+        for k, i in [("tokens", 1), ("upos", 3), ("feats", 5), ("deprel", 7)]:
+            cols[k].append([r[i] for r in rows])
         cols["head"].append([int(r[6]) for r in rows])
     return Dataset.from_dict(cols)
 
 # %% ../nbs/01_data.ipynb #b6349272
 def lm_vocab(corpus: str = "ptb") -> Vocab:
-    "The words of an LM corpus's training split (`ptb`: Mikolov's 10k, `<unk>` and `<eos>` included; or `wikitext-2`) after `<pad>` = 0."
+    "The words of an LM corpus's training split (PTB: Mikolov's 10k with `<unk>`, `<eos>`) after `<pad>` = 0."
     return Vocab([t for s in load_lm_corpus(corpus, "train")["tokens"] for t in s])
 
 def ptb_vocab() -> Vocab:
@@ -269,4 +292,3 @@ def ptb_token(tok: str, vocab: Vocab) -> str | None:
     if _NUMBER.match(t): return "N"
     if not any(ch.isalnum() for ch in t): return None
     return t if t in vocab else "<unk>"
-

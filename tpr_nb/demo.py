@@ -25,43 +25,56 @@ def _model(model, default: str) -> nn.Module:
     "A loaded model; a shipped model's name, a kept model's folder or unit key; or (None) the shipped model `default`."
     if model is None: return shipped_model(default)
     if isinstance(model, nn.Module): return model
-    if isinstance(model, str) and not Path(model).expanduser().exists() and model in shipped_names(): return shipped_model(model)
+    if isinstance(model, str) and not Path(model).expanduser().exists() and model in shipped_names():
+        return shipped_model(model)
     try: return load_model(model)
     except ModelFileError as e:
         if "no kept model" not in str(e): raise
-        raise ModelFileError(f"{e}; nor is it a shipped model (they are {', '.join(shipped_names()) or 'none'})") from None
+        raise ModelFileError(f"{e}; nor is it a shipped model (they are "
+                             f"{', '.join(shipped_names()) or 'none'})") from None
 
 def _unknown(what: str, bad, known, model_name: str):
-    if bad: raise ValueError(f"unknown {what} for {model_name}: {', '.join(repr(b) for b in bad)}. It knows: {' '.join(known)}")
+    if bad:
+        raise ValueError(f"unknown {what} for {model_name}: {', '.join(repr(b) for b in bad)}. It knows: "
+                         f"{' '.join(known)}")
 
 # %% ../nbs/06_demo.ipynb #19126a66
 def babi_sentences(text: str) -> tuple[list[list[str]], list[str]]:
-    "The story sentences and the question of `text` (sentences end with '.', the last one, the question, with '?'), tokenised as the bAbI files are (`babi_tokens`)."
+    "The story sentences and the question of `text`, tokenised as the bAbI files are (`babi_tokens`)."
     parts = [p.strip() for p in re.findall(r"[^.?]*[.?]", text)]
     rest = re.sub(r"[^.?]*[.?]", "", text).strip()
-    if rest: raise ValueError(f"{rest!r} does not end with '.' or '?': end each story sentence with '.' and the question with '?'")
-    if not parts or not parts[-1].endswith("?"): raise ValueError("the text must end with a question ending in '?'")
+    if rest:
+        raise ValueError(f"{rest!r} does not end with '.' or '?': end each story sentence with '.' and "
+                         "the question with '?'")
+    if not parts or not parts[-1].endswith("?"):
+        raise ValueError("the text must end with a question ending in '?'")
     if any(p.endswith("?") for p in parts[:-1]): raise ValueError("only the last sentence may be a question")
     story, q = [babi_tokens(p) for p in parts[:-1] if babi_tokens(p)], babi_tokens(parts[-1])
     if not story: raise ValueError("a question needs at least one story sentence before it")
     return story, q
 
-def babi_steps(model: nn.Module, story: torch.Tensor, n_sent: torch.Tensor, question: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+def babi_steps(model: nn.Module, story: torch.Tensor, n_sent: torch.Tensor,
+               question: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
     "The answer logits and the entity vectors $i_1, i_2, i_3$ of the three inference steps of a TPR-RNN."
     terms = model.terms(story, n_sent)
     i, *l = mlps([model.f_n, *model.f_l], model.input_module(question))
     steps, total = [], 0
     for l_j, ln in zip(l, model.ln):
-        i = ln(read_terms(*terms, i, l_j)); steps.append(i); total = total + i
+        i = ln(read_terms(*terms, i, l_j))
+        steps.append(i)
+        total = total + i
     logits = model.Z(total)
-    torch.testing.assert_close(logits, model(story, n_sent, question))        # the same computation as the model's forward
+    # the same computation as the model's forward
+    torch.testing.assert_close(logits, model(story, n_sent, question))
     return logits, steps
 
 @torch.no_grad()
 def babi_demo(text: str, model=None) -> dict:
-    "Answer the question at the end of `text` with a TPR-RNN (default: the shipped task-1 model); the answer, its probability and each inference step's entity read as a word."
-    model = _model(model, "tpr_rnn-babi-task01"); info = model_spec(model)["info"]
-    vocab, K = info["vocab"], info["max_words"]; stoi = {w: i for i, w in enumerate(vocab)}
+    "The answer of a TPR-RNN to the question at the end of `text`, its probability, and its steps' entities."
+    model = _model(model, "tpr_rnn-babi-task01")
+    info = model_spec(model)["info"]
+    vocab, K = info["vocab"], info["max_words"]
+    stoi = {w: i for i, w in enumerate(vocab)}
     story, q = babi_sentences(text)
     words = [w for s in [*story, q] for w in s]
     task = info.get("shipped", {}).get("task")
@@ -74,20 +87,23 @@ def babi_demo(text: str, model=None) -> dict:
     logits, steps = babi_steps(model, S, torch.tensor([len(story)]), Q)
     p = logits[0].softmax(-1)
     read = lambda v: vocab[int(model.Z(v)[0].argmax())]
-    return dict(story=story, question=q, answer=vocab[int(p.argmax())], p=float(p.max()), steps=[read(i) for i in steps])
+    return dict(story=story, question=q, answer=vocab[int(p.argmax())], p=float(p.max()),
+                steps=[read(i) for i in steps])
 
 # %% ../nbs/06_demo.ipynb #5596d1e2
 def format_babi(r: dict) -> str:
     return "\n".join([*(f"story     {' '.join(s)}" for s in r["story"]), f"question  {' '.join(r['question'])}",
                       f"answer    {r['answer']}  (p = {r['p']:.3f})",
-                      "inference steps (each step's entity vector, read through the output layer Z as the word it scores highest):",
+                      "inference steps (each step's entity vector, read through the output layer Z as "
+                      "the word it scores highest):",
                       *(f"  step {k}: {w}" for k, w in enumerate(r["steps"], 1))])
 
 # %% ../nbs/06_demo.ipynb #9235a6fd
 def formula(s: str, model_name: str = "this classifier") -> str:
     "`s` without spaces, checked (symbols, then syntax) and spelled as the data set spells formulas."
     s = "".join(s.split())
-    _unknown("symbols", sorted({c for c in s if c not in ent.TOKEN_IDS}), [t for t in ent.ENTAILMENT_TOKENS if t != "<pad>"], model_name)
+    known = [t for t in ent.ENTAILMENT_TOKENS if t != "<pad>"]
+    _unknown("symbols", sorted({c for c in s if c not in ent.TOKEN_IDS}), known, model_name)
     return ent.unparse(ent.parse(s))
 
 @torch.no_grad()
@@ -95,7 +111,8 @@ def entail_demo(a: str, b: str, model=None) -> dict:
     "Whether formula `a` entails `b`, by the entailment classifier (default: the shipped GRU) and by the truth table."
     model = _model(model, "tpru-entail-gru")
     toks = model_spec(model)["info"]["tokens"]
-    if tuple(toks) != ent.ENTAILMENT_TOKENS: raise ValueError(f"this model was trained with other symbols: {toks}")
+    if tuple(toks) != ent.ENTAILMENT_TOKENS:
+        raise ValueError(f"this model was trained with other symbols: {toks}")
     a, b = formula(a), formula(b)
     (A, la), (B, lb) = pad([ent.encode(a)]), pad([ent.encode(b)])
     p = model(dict(a=A, b=B, a_len=la, b_len=lb))[0].softmax(-1)
@@ -103,24 +120,29 @@ def entail_demo(a: str, b: str, model=None) -> dict:
 
 def format_entail(r: dict) -> str:
     say = lambda yes: "entails" if yes else "does not entail"
-    return "\n".join([f"A = {r['a']}", f"B = {r['b']}", f"model:       A {say(r['model_says'])} B  (p(entails) = {r['p_entails']:.3f})",
+    return "\n".join([f"A = {r['a']}", f"B = {r['b']}", f"model:       A {say(r['model_says'])} B  "
+                                                        f"(p(entails) = {r['p_entails']:.3f})",
                       f"truth table: A {say(r['truth'])} B"])
 
 # %% ../nbs/06_demo.ipynb #781f2978
 @torch.no_grad()
 def dyck_demo(s: str, model=None) -> dict:
-    "At each closing bracket of `s`: the right closer, the one the URN (default: the shipped one) predicts, its probability, the attractors."
+    "At each closing bracket of `s`: the right closer, the URN's prediction, its probability, the attractors."
     model = _model(model, "urn-dyck-urn50")
     s = "".join(s.split())
     _unknown("symbols", sorted(set(s) - set(OPEN) - set(CLOSE)), [*OPEN, *CLOSE], "the Dyck model")
     if not s: raise ValueError("give a bracket string, e.g. '([{}])'")
-    stats = {i: a for i, a, _, _ in closing_stats(s)}                              # an error for a closer with no opener
+    # an error for a closer with no opener
+    stats = {i: a for i, a, _, _ in closing_stats(s)}
     logits = model(torch.tensor([[STOI["<s>"]] + [STOI[c] for c in s]]))[0]     # logits[t] predicts s[t]
-    close = torch.tensor(CLOSE_IDS); rows, stack = [], []
+    close = torch.tensor(CLOSE_IDS)
+    rows, stack = [], []
     for t, c in enumerate(check_brackets(s)):
         if c in OPEN: stack.append(CLOSE[OPEN.index(c)]); continue
-        right = stack.pop(); p = logits[t, close].softmax(-1)
-        rows.append(dict(position=t, given=c, right=right, predicted=CLOSE[int(p.argmax())], p_right=float(p[CLOSE.index(right)]),
+        right = stack.pop()
+        p = logits[t, close].softmax(-1)
+        rows.append(dict(position=t, given=c, right=right, predicted=CLOSE[int(p.argmax())],
+                         p_right=float(p[CLOSE.index(right)]),
                          attractors=stats[t]))
     return dict(word=s, closers=rows, correct=sum(r["predicted"] == r["right"] for r in rows))
 
@@ -128,39 +150,53 @@ def format_dyck(r: dict) -> str:
     lines = [f"word {r['word']}", "position  bracket  right  model predicts  p(right)  attractors"]
     for x in r["closers"]:
         mark = "" if x["given"] == x["right"] else "   (the word has the wrong closer here)"
-        lines.append(f"{x['position']:8d}  {x['given']:>7s}  {x['right']:>5s}  {x['predicted']:>14s}  {x['p_right']:8.3f}  {x['attractors']:10d}{mark}")
+        lines.append(f"{x['position']:8d}  {x['given']:>7s}  {x['right']:>5s}  {x['predicted']:>14s}  "
+                     f"{x['p_right']:8.3f}  {x['attractors']:10d}{mark}")
     lines.append(f"{r['correct']} of {len(r['closers'])} closing brackets predicted right")
     return "\n".join(lines)
 
 # %% ../nbs/06_demo.ipynb #ce0d6144
-BABI_HELP = ("Answer the question at the end of a bAbI-style story with a shipped TPR-RNN and print its three inference steps' "
-             "entities. Sentences end with '.', the question with '?'; words are lower-cased and split as the bAbI files are. "
-             "Each step's entity vector i_k is read as a word through the model's output layer Z: the vocabulary word whose row "
-             "of Z scores it highest (how the model reads its answer from i_1 + i_2 + i_3).")
+BABI_HELP = ("Answer the question at the end of a bAbI-style story with a shipped TPR-RNN and print its "
+             "three inference steps' entities. Sentences end with '.', the question with '?'; words are "
+             "lower-cased and split as the bAbI files are. Each step's entity vector i_k is read as a "
+             "word through the model's output layer Z: the vocabulary word whose row of Z scores it "
+             "highest (how the model reads its answer from i_1 + i_2 + i_3).")
 
 def _run(fn, fmt):
     def cmd(a):
-        print(fmt(fn(a))); return 0
+        print(fmt(fn(a)))
+        return 0
     return cmd
 
 def add_demo_parser(sub) -> argparse.ArgumentParser:
     "Register `demo babi|entail|dyck` on the subparsers `sub` of the `tpr-nb` command."
     d = sub.add_parser("demo", help="ask a shipped model: a bAbI story, a logical entailment, a Dyck word",
-                       description="Ask the small trained models shipped under models/ (see models/README.md).")
+                       description="Ask the small trained models shipped under models/ (see "
+                                   "models/README.md).")
     dd = d.add_subparsers(dest="demo", required=True)
-    b = dd.add_parser("babi", help="answer a bAbI question with a TPR-RNN, showing its three inference steps", description=BABI_HELP)
+    b = dd.add_parser("babi",
+                      help="answer a bAbI question with a TPR-RNN, showing its three inference steps",
+                      description=BABI_HELP)
     b.add_argument("text", help='e.g. "Mary moved to the bathroom. John went to the hallway. Where is Mary?"')
-    b.add_argument("--task", type=int, default=1, choices=[1, 2], help="the shipped TPR-RNN of this bAbI task (default 1)")
-    b.add_argument("--model", default=None, help="another kept TPR-RNN: a shipped model's name, a folder with model.json or a unit key")
-    b.set_defaults(fn=_run(lambda a: babi_demo(a.text, a.model or shipped_model(f"tpr_rnn-babi-task{a.task:02d}")), format_babi))
-    e = dd.add_parser("entail", help="does formula A entail formula B? the shipped classifier and the truth table",
+    b.add_argument("--task", type=int, default=1, choices=[1, 2],
+                   help="the shipped TPR-RNN of this bAbI task (default 1)")
+    b.add_argument("--model", default=None,
+                   help="another kept TPR-RNN: a shipped model's name, a folder with model.json or a unit key")
+    task_model = lambda a: a.model or shipped_model(f"tpr_rnn-babi-task{a.task:02d}")
+    b.set_defaults(fn=_run(lambda a: babi_demo(a.text, task_model(a)), format_babi))
+    e = dd.add_parser("entail",
+                      help="does formula A entail formula B? the shipped classifier and the truth table",
                       description="Formulas as in Evans et al.'s data: letters, ~(A), (A&B), (A|B), (A>B).")
-    e.add_argument("a"); e.add_argument("b")
-    e.add_argument("--model", default=None, help="another kept entailment classifier: a shipped model's name, a folder or a unit key")
+    e.add_argument("a")
+    e.add_argument("b")
+    e.add_argument("--model", default=None,
+                   help="another kept entailment classifier: a shipped model's name, a folder or a unit key")
     e.set_defaults(fn=_run(lambda a: entail_demo(a.a, a.b, a.model), format_entail))
     y = dd.add_parser("dyck", help="score each closing bracket of a Dyck word with the shipped URN",
-                      description="Brackets of five kinds: () [] {} <> +-. At each closing bracket: the right closer, the one the URN predicts, its probability.")
+                      description="Brackets of five kinds: () [] {} <> +-. At each closing bracket: "
+                                  "the right closer, the one the URN predicts, its probability.")
     y.add_argument("word")
-    y.add_argument("--model", default=None, help="another kept Dyck model: a shipped model's name, a folder or a unit key")
+    y.add_argument("--model", default=None,
+                   help="another kept Dyck model: a shipped model's name, a folder or a unit key")
     y.set_defaults(fn=_run(lambda a: dyck_demo(a.word, a.model), format_dyck))
     return d

@@ -10,7 +10,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 from fastcore.script import call_parse
-from .report import project_root
+from .env import project_root
+from .papers import PAPERS
 
 # %% auto #0
 __all__ = ['NAV_STYLE', 'MATHJAX_DIR', 'MARK', 'Page', 'module_name', 'api_modules', 'collect_pages', 'mathjax_files', 'exporter',
@@ -19,11 +20,12 @@ __all__ = ['NAV_STYLE', 'MATHJAX_DIR', 'MARK', 'Page', 'module_name', 'api_modul
 # %% ../nbs/07_docs.ipynb #50ad0988
 @dataclass
 class Page:
-    "One page of the site: its source file and its HTML file (both relative to the project), its title, and where its relative links may point."
+    "One page of the site: its source and HTML files, its title, and where its relative links may point."
     src: Path                    # e.g. nbs/urn/10_dyck.ipynb, reports/quick/REPORT.md
     out: Path                    # e.g. nbs/urn/10_dyck.html
     title: str = ""
-    alts: list = field(default_factory=list)     # folders (relative to the project) a relative link may also start from
+    # folders (relative to the project) a relative link may also start from
+    alts: list = field(default_factory=list)
     related: list = field(default_factory=list)  # (label, src) pairs named in the page's header
 
 def _title(src: Path) -> str:
@@ -39,9 +41,11 @@ def _title(src: Path) -> str:
 def _tracked(root: Path, folder: str) -> list[Path] | None:
     "Files under `folder` that git tracks in the project `root`, or None when `root` is not the top of a git work tree."
     try:
-        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=30)
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, timeout=30)
         if top.returncode or Path(top.stdout.strip()).resolve() != root.resolve(): return None
-        ls = subprocess.run(["git", "-C", str(root), "ls-files", "-z", folder], capture_output=True, text=True, timeout=30, check=True)
+        ls = subprocess.run(["git", "-C", str(root), "ls-files", "-z", folder], capture_output=True,
+                            text=True, timeout=30, check=True)
     except (OSError, subprocess.SubprocessError): return None
     return [Path(p) for p in ls.stdout.split("\0") if p]
 
@@ -58,19 +62,22 @@ def api_modules(root: Path) -> list[Path]:
     return [p for p in files if "__all__" in (Path(root) / p).read_text()]
 
 def collect_pages(root: Path) -> list[Page]:
-    "Every page of the site: the notebooks under `nbs/` (`nbs/index.ipynb` becomes the home page `index.html`) and, per profile, the committed `REPORT.md` and executed notebooks."
+    "Every page of the site: the notebooks under `nbs/`, and each profile's committed report and executed notebooks."
     root = Path(root)
     skip = lambda p: ".ipynb_checkpoints" in p.parts or p.name.endswith((".failed.ipynb", ".running.ipynb"))
     pages = [Page(Path("nbs/index.ipynb"), Path("index.html"))] if (root / "nbs/index.ipynb").exists() else []
     pages += [Page(p, _html(p)) for p in sorted(q.relative_to(root) for q in (root / "nbs").rglob("*.ipynb"))
               if not skip(p) and p != Path("nbs/index.ipynb")]
     tracked = _tracked(root, "reports")
-    reports = tracked if tracked is not None else [p.relative_to(root) for p in (root / "reports").rglob("*") if p.is_file()]
+    on_disk = lambda: [p.relative_to(root) for p in (root / "reports").rglob("*") if p.is_file()]
+    reports = tracked if tracked is not None else on_disk()
     for p in sorted(reports):
         if not (root / p).exists() or skip(p) or len(p.parts) < 3: continue
         if p.parts[2:] == ("REPORT.md",): pages.append(Page(p, _html(p)))
-        elif p.parts[2] == "notebooks" and p.suffix == ".ipynb":   # reports/<profile>/notebooks/<paper>/<nb>.ipynb ran nbs/<paper>/<nb>.ipynb
-            source = Path("nbs", *p.parts[3:]); pages.append(Page(p, _html(p), alts=[source.parent]))
+        # reports/<profile>/notebooks/<paper>/<nb>.ipynb ran nbs/<paper>/<nb>.ipynb
+        elif p.parts[2] == "notebooks" and p.suffix == ".ipynb":
+            source = Path("nbs", *p.parts[3:])
+            pages.append(Page(p, _html(p), alts=[source.parent]))
     if (root / "tpr_nb").is_dir():                    # the API reference: one page per module of the library
         pages += [Page(p, Path("api", module_name(p) + ".html")) for p in api_modules(root)]
     by_src = {pg.src: pg for pg in pages}
@@ -79,21 +86,23 @@ def collect_pages(root: Path) -> list[Page]:
         if pg.src.parts[0] == "reports" and pg.src.suffix == ".ipynb":
             source = Path("nbs", *pg.src.parts[3:])
             if source in by_src:
-                pg.related.append(("source notebook", source)); by_src[source].related.append((f"executed at {pg.src.parts[1]}", pg.src))
+                pg.related.append(("source notebook", source))
+                by_src[source].related.append((f"executed at {pg.src.parts[1]}", pg.src))
     return pages
 
 # %% ../nbs/07_docs.ipynb #2fa4b178
 def _resolve(root: Path, page: Page, path: str) -> Path | None:
-    "The project file or folder a relative link of `page` names: from the page's folder, then its `alts`, then the project root."
+    "The project file or folder a relative link of `page` names, looked for from its folder, its `alts`, the root."
     for base in [page.src.parent, *page.alts, Path(".")]:
         t = Path(os.path.normpath(base / path))
         if t.parts[:1] != ("..",) and (root / t).exists(): return t
     return None
 
 def _rewrite(root: Path, page: Page, url: str, html_of: dict, assets: set) -> str | None:
-    "`url` as the site needs it: a page's `.ipynb`/`.md` becomes its `.html`, a file becomes its copy in the site, relative to `page`; None when it names nothing."
+    "`url` as the site needs it, relative to `page` (a page's `.html`, a file's copy); None when it names nothing."
     u = urlsplit(url)
-    if u.scheme or u.netloc or not u.path: return url                  # another site, an inline image, or an anchor in this page
+    # another site, an inline image, or an anchor in this page
+    if u.scheme or u.netloc or not u.path: return url
     t = _resolve(root, page, unquote(u.path))
     if t is None: return None
     if t in html_of: t = html_of[t]
@@ -108,47 +117,55 @@ NAV_STYLE = "padding:6px 16px;border-bottom:1px solid #ddd;font:14px/1.6 sans-se
 
 MATHJAX_DIR = "_static/mathjax"
 _REQUIRE = re.compile(r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/require\.js/[^"]*"[^>]*></script>\s*')
-_MATHJAX_URL = "tpr-nb-mathjax-url"          # the template's MathJax URL, replaced on each page by a relative one
+# the template's MathJax URL, replaced on each page by a relative one
+_MATHJAX_URL = "tpr-nb-mathjax-url"
 _MATHJAX_CONFIG = ('<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], '
-                   'preferredFont: null, webFont: "STIX-Web", imageFont: null}});</script>')   # the fonts it ships
+                   # the fonts it ships
+                   'preferredFont: null, webFont: "STIX-Web", imageFont: null}});</script>')
 
 def mathjax_files() -> Path:
     "The folder of MathJax 2.7 that the PyPI package `jupyter-server-mathjax` installs (an error saying how to get it)."
     try: import jupyter_server_mathjax
-    except ImportError: raise RuntimeError("the docs need MathJax offline: pip install jupyter-server-mathjax (make install does)") from None
+    except ImportError:
+        raise RuntimeError("the docs need MathJax offline: pip install jupyter-server-mathjax (make "
+                           "install does)") from None
     return Path(jupyter_server_mathjax.__file__).parent / "static"
 
 def exporter():
-    "nbconvert's HTML exporter with the JupyterLab look. Its `clean_html` filter (bleach, a third of the time) guards against untrusted notebooks; this project's own need no guard."
+    "nbconvert's HTML exporter with the JupyterLab look, without the `clean_html` filter (our own notebooks)."
     from nbconvert import HTMLExporter
     return HTMLExporter(template_name="lab", filters={"clean_html": _as_is}, mathjax_url=_MATHJAX_URL)
 
 def _as_is(html: str) -> str: return html
 
 def render_page(root: Path, page: Page, html_of: dict, exp, extra_markdown: str = "") -> tuple[str, set, list, dict]:
-    "`page` as HTML, its links rewritten, a bar of links on top, large `<style>` blocks moved to shared files: (html, files to copy, broken links, {css file: text})."
+    "`page` as HTML with its links rewritten and a bar on top: (html, files to copy, broken links, shared css)."
     import html as H, nbformat
     from nbformat.v4 import new_notebook, new_markdown_cell
     src = root / page.src
-    text = api_markdown(module_name(page.src)) if src.suffix == ".py" else None if src.suffix == ".ipynb" else src.read_text()
+    text = None
+    if src.suffix != ".ipynb": text = api_markdown(module_name(page.src)) if src.suffix == ".py" else src.read_text()
     nb = nbformat.read(str(src), as_version=4) if text is None else new_notebook(cells=[new_markdown_cell(text)])
     if extra_markdown: nb.cells.append(new_markdown_cell(extra_markdown))
     nb.metadata.pop("widgets", None)             # no widget manager from a CDN: a widget shows its saved text
     body, _ = exp.from_notebook_node(nb, resources={"metadata": {"name": page.title}})
     assets, broken, css = set(), [], {}
     def link(m):
-        url = H.unescape(m[2]); new = _rewrite(root, page, url, html_of, assets)
+        url = H.unescape(m[2])
+        new = _rewrite(root, page, url, html_of, assets)
         if new is None: broken.append(url); return m[0]
         return m[1] + H.escape(new) + m[3]
     body = _LINK.sub(link, body)
     up = lambda t: quote(os.path.relpath(t, page.out.parent))
     def style(m):
         if len(m[1]) < 2000: return m[0]
-        name = f"_static/{hashlib.sha1(m[1].encode()).hexdigest()[:12]}.css"; css[name] = m[1]
+        name = f"_static/{hashlib.sha1(m[1].encode()).hexdigest()[:12]}.css"
+        css[name] = m[1]
         return f'<link rel="stylesheet" href="{up(name)}">'
     body = _STYLE.sub(style, body)
-    nav = (f'<nav class="tpr-nb-nav" style="{NAV_STYLE}"><a href="{up("index.html")}">tpr_nb</a> · <a href="{up("index.html")}#Contents">'
-           f'contents</a> · <code>{page.src}</code>' + "".join(f' · <a href="{up(html_of[s])}">{label}</a>' for label, s in page.related) + "</nav>")
+    related = "".join(f' · <a href="{up(html_of[s])}">{label}</a>' for label, s in page.related)
+    nav = (f'<nav class="tpr-nb-nav" style="{NAV_STYLE}"><a href="{up("index.html")}">tpr_nb</a> · '
+           f'<a href="{up("index.html")}#Contents">contents</a> · <code>{page.src}</code>{related}</nav>')
     body = re.sub(r"(<body[^>]*>)", lambda m: m[1] + nav, body, count=1)
     mathjax = f'{up(MATHJAX_DIR + "/MathJax.js")}?config=TeX-AMS-MML_HTMLorMML-full,Safe'
     body = body.replace(f'<script src="{_MATHJAX_URL}">', _MATHJAX_CONFIG + f'<script src="{mathjax}">', 1)
@@ -187,35 +204,44 @@ def api_markdown(module: str) -> str:
 
 # %% ../nbs/07_docs.ipynb #490efaca
 def contents_markdown(pages: list[Page]) -> str:
-    "The site's table of contents as markdown, its links relative to `nbs/` (where the home page's source is): the library, each paper's notebooks, each profile's report and executed notebooks."
-    link = lambda pg, text=None: f"[{(text or pg.title).replace('[', '(').replace(']', ')')}]({os.path.relpath(pg.src, 'nbs')})"
+    "The site's table of contents as markdown: the library, each paper's notebooks, each profile's report."
+    def link(pg, text=None):
+        "A markdown link to page `pg`, relative to `nbs/`."
+        return f"[{(text or pg.title).replace('[', '(').replace(']', ')')}]({os.path.relpath(pg.src, 'nbs')})"
     by_src = {pg.src: pg for pg in pages}
     nbs = [pg for pg in pages if pg.src.parts[0] == "nbs" and pg.src != Path("nbs/index.ipynb")]
     api = [pg for pg in pages if pg.out.parts[0] == "api"]
     reports = [pg for pg in pages if pg.src.parts[0] == "reports"]
-    L = ["## Contents", "", "### Library", ""] + [f"- {link(pg)} (`{pg.src.name}`)" for pg in nbs if len(pg.src.parts) == 2]
-    for paper in sorted({pg.src.parts[1] for pg in nbs if len(pg.src.parts) > 2}):
-        L += ["", f"### `nbs/{paper}/`", ""]
+    L = ["## Contents", "", "### Library", ""]
+    L += [f"- {link(pg)} (`{pg.src.name}`)" for pg in nbs if len(pg.src.parts) == 2]
+    titles = {p.folder: p.title for p in PAPERS.values()}           # the registry's papers, in its order
+    order = lambda f: (list(titles).index(f) if f in titles else len(titles), f)
+    for paper in sorted({pg.src.parts[1] for pg in nbs if len(pg.src.parts) > 2}, key=order):
+        L += ["", f"### `nbs/{paper}/`" + (f": {titles[paper]}" if paper in titles else ""), ""]
         for pg in (p for p in nbs if p.src.parts[1:2] == (paper,) and len(p.src.parts) > 2):
             runs = [f"[{label.split()[-1]}]({os.path.relpath(s, 'nbs')})" for label, s in pg.related]
             L.append(f"- {link(pg)} (`{pg.src.name}`)" + (f"; executed: {', '.join(runs)}" if runs else ""))
     for profile in sorted({pg.src.parts[1] for pg in reports}):
         L += ["", f"### Profile `{profile}`", ""]
         mine = [pg for pg in reports if pg.src.parts[1] == profile]
-        L += [f"- {link(pg, 'REPORT.md')}: the papers' numbers against ours" for pg in mine if pg.src.name == "REPORT.md"]
+        L += [f"- {link(pg, 'REPORT.md')}: the papers' numbers against ours" for pg in mine
+              if pg.src.name == "REPORT.md"]
         for paper in sorted({pg.src.parts[3] for pg in mine if len(pg.src.parts) > 4}):
-            L.append(f"- executed `{paper}` notebooks: " + ", ".join(link(pg, pg.src.stem) for pg in mine if pg.src.parts[3:4] == (paper,) and len(pg.src.parts) > 4))
-    if api: L += ["", "### API reference", ""] + [f"- [`{pg.title}`]({os.path.relpath(pg.src, 'nbs')})" for pg in api]
+            ran = [pg for pg in mine if pg.src.parts[3:4] == (paper,) and len(pg.src.parts) > 4]
+            L.append(f"- executed `{paper}` notebooks: " + ", ".join(link(pg, pg.src.stem) for pg in ran))
+    if api:
+        L += ["", "### API reference", ""] + [f"- [`{pg.title}`]({os.path.relpath(pg.src, 'nbs')})" for pg in api]
     return "\n".join(L) + "\n"
 
 # %% ../nbs/07_docs.ipynb #22a93fbf
 MARK = ".tpr_nb_site"
 
 def build_site(out: Path | str = "_docs", root: Path | None = None, quiet: bool = False) -> dict:
-    "Render every page of `collect_pages(root)` into the static site `out` (replaced; a folder that is not an earlier site is refused): pages, files copied, broken links, seconds."
+    "Render every page of `collect_pages(root)` into the static site `out`: pages, files copied, broken links, seconds."
     t0, root, out = time.time(), Path(root or project_root()), Path(out)
     if out.exists():
-        if any(out.iterdir()) and not (out / MARK).exists(): raise ValueError(f"{out} exists and is not a site this builder made (no {MARK}): not replacing it")
+        if any(out.iterdir()) and not (out / MARK).exists():
+            raise ValueError(f"{out} exists and is not a site this builder made (no {MARK}): not replacing it")
         shutil.rmtree(out)
     pages = collect_pages(root)
     html_of = {pg.src: pg.out for pg in pages}
@@ -223,12 +249,17 @@ def build_site(out: Path | str = "_docs", root: Path | None = None, quiet: bool 
     for pg in pages:
         extra = contents_markdown(pages) if pg.out == Path("index.html") else ""
         html, a, b, c = render_page(root, pg, html_of, exp, extra)
-        (out / pg.out).parent.mkdir(parents=True, exist_ok=True); (out / pg.out).write_text(html)
-        assets |= a; css.update(c); broken += [f"{pg.src}: {u}" for u in b]
+        (out / pg.out).parent.mkdir(parents=True, exist_ok=True)
+        (out / pg.out).write_text(html)
+        assets |= a
+        css.update(c)
+        broken += [f"{pg.src}: {u}" for u in b]
     for a in sorted(assets):
-        (out / a).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(root / a, out / a)
+        (out / a).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / a, out / a)
     for name, text in css.items():
-        (out / name).parent.mkdir(parents=True, exist_ok=True); (out / name).write_text(text)
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text)
     shutil.copytree(mathjax_files(), out / MATHJAX_DIR)
     (out / MARK).write_text("made by tpr_nb.docs.build_site; `make docs` replaces this folder\n")
     done = dict(pages=len(pages), files=len(assets), broken=broken, seconds=round(time.time() - t0, 1))
@@ -251,13 +282,16 @@ class _Refs(HTMLParser):
     "Collects `(tag, attribute, value)` for every `href`/`src` of `a`, `img`, `link`, `script` in a page."
     def __init__(self): super().__init__(); self.refs = []
     def handle_starttag(self, tag, attrs):
-        if tag in ("a", "img", "link", "script"): self.refs += [(tag, k, v) for k, v in attrs if k in ("href", "src") and v]
+        if tag in ("a", "img", "link", "script"):
+            self.refs += [(tag, k, v) for k, v in attrs if k in ("href", "src") and v]
 
 def check_site(out: Path | str) -> list[str]:
-    "Every problem of the site `out`: a local `href`/`src` that names no file in the site, an `<img>` (file or `data:` URI) that does not decode."
+    "Every problem of the site `out`: a local link to no file, or an image that does not decode."
     out, problems = Path(out).resolve(), []
     for page in sorted(out.rglob("*.html")):
-        p = _Refs(); p.feed(page.read_text()); where = page.relative_to(out)
+        p = _Refs()
+        p.feed(page.read_text())
+        where = page.relative_to(out)
         for tag, attr, url in p.refs:
             u = urlsplit(url)
             if u.scheme == "data":
@@ -266,10 +300,12 @@ def check_site(out: Path | str) -> list[str]:
                     why = _image_problem(base64.b64decode(payload))
                     if why: problems.append(f"{where}: an inline image {why}")
                 continue
-            if u.scheme or u.netloc or not u.path: continue                        # another site, or an anchor in this page
+            # another site, or an anchor in this page
+            if u.scheme or u.netloc or not u.path: continue
             target = (page.parent / unquote(u.path)).resolve()
             if not target.is_relative_to(out) or not target.is_file():
-                problems.append(f"{where}: <{tag} {attr}={url!r}> names no file in the site"); continue
+                problems.append(f"{where}: <{tag} {attr}={url!r}> names no file in the site")
+                continue
             if tag == "img":
                 why = _image_problem(target.read_bytes())
                 if why: problems.append(f"{where}: image {url} {why}")

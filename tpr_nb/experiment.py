@@ -40,7 +40,8 @@ class Run:
 
     def unit_job(self, name: str, seed: int, c: Config | None = None, **kw) -> dict:
         "The arguments of `tpr_nb.units.run_unit` for unit (`name`, `seed`) of row `c` (default: the run's)."
-        if self.units is None: raise ValueError(f"{self.notebook} trains no units (tpr_nb/papers.toml gives none)")
+        if self.units is None:
+            raise ValueError(f"{self.notebook} trains no units (tpr_nb/papers.toml gives none)")
         return self.units.job(name, seed, self.config if c is None else c,
                               unit_records(self.out, PAPERS[self.paper].folder), **kw)
 

@@ -20,7 +20,8 @@ def sentence_batch(sents: list[list[int]], eos: int) -> dict:
     x, lengths = pad([[eos] + s[:-1] for s in sents])
     return dict(x=x, y=pad(sents)[0], lengths=lengths)
 
-def sentence_batches(sents: list[list[int]], batch_size: int, eos: int, shuffle: bool = True, seed: int = 0) -> list[dict]:
+def sentence_batches(sents: list[list[int]], batch_size: int, eos: int, shuffle: bool = True,
+                     seed: int = 0) -> list[dict]:
     "Length-bucketed batches of whole sentences."
     idx = bucket_batches([len(s) for s in sents], batch_size, shuffle=shuffle, seed=seed)
     return [sentence_batch([sents[i] for i in b], eos) for b in idx]
@@ -31,9 +32,10 @@ def stream_batches(ids: Tensor, batch_size: int, bptt: int) -> list[dict]:
 
 # %% ../nbs/02a_lm.ipynb #e571698f
 def lm_loss(model: nn.Module, batch: dict, beta: float = 0.0, state=None) -> tuple[Tensor, tuple]:
-    "Cross-entropy summed over the tokens of a sequence, averaged over sequences (+ `beta` x penalty); and the final state."
+    "Cross-entropy summed over a sequence's tokens, averaged over sequences (+ `beta` x penalty); the final state."
     logits, state = model(batch["x"], state)
-    loss = Fn.cross_entropy(logits.flatten(0, 1), batch["y"].flatten(), ignore_index=0, reduction="sum") / len(batch["y"])
+    nll = Fn.cross_entropy(logits.flatten(0, 1), batch["y"].flatten(), ignore_index=0, reduction="sum")
+    loss = nll / len(batch["y"])
     return loss + beta * model.penalty(), state
 
 class StreamLoss:
@@ -49,11 +51,13 @@ class StreamLoss:
 @torch.no_grad()
 def perplexity(model: nn.Module, batches: list[dict]) -> float:
     "exp(mean token NLL) over `batches` (sentence batches, or contiguous windows with the state carried)."
-    model.eval(); dev = next(model.parameters()).device
+    model.eval()
+    dev = next(model.parameters()).device
     nll, n, state = 0.0, 0, None
     for b in batches:
         if b.get("first"): state = None
         b = to_device(b, dev)
         logits, state = model(b["x"], state if "first" in b else None)
-        nll += Fn.cross_entropy(logits.flatten(0, 1), b["y"].flatten(), ignore_index=0, reduction="sum").item(); n += (b["y"] != 0).sum().item()
+        nll += Fn.cross_entropy(logits.flatten(0, 1), b["y"].flatten(), ignore_index=0, reduction="sum").item()
+        n += (b["y"] != 0).sum().item()
     return math.exp(nll / n)

@@ -20,7 +20,8 @@ __all__ = ['MODEL_JSON', 'MODEL_WEIGHTS', 'MODEL_BUILDERS', 'ModelFileError', 'r
            'keep_spec', 'save_model', 'model_folder', 'load_model']
 
 # %% ../nbs/02e_modelfiles.ipynb #b35dc0e6
-MODEL_JSON, MODEL_WEIGHTS = "model.json", "best.safetensors"   # in a run's folder: how to rebuild it, its weights
+# in a run's folder: how to rebuild it, its weights
+MODEL_JSON, MODEL_WEIGHTS = "model.json", "best.safetensors"
 
 class ModelFileError(CheckpointError):
     "A kept model cannot be loaded: its files are missing or damaged, or do not fit each other."
@@ -49,8 +50,8 @@ def register_builder(obj: Callable, what: str = "") -> Callable:
     "Add the class or function `obj` of `tpr_nb` to `MODEL_BUILDERS`, so its models can be kept (a decorator)."
     call = _call_name(obj)
     if not call.startswith(("tpr_nb:", "tpr_nb.")) or "<locals>" in call:
-        raise ValueError(f"{call} is not importable from tpr_nb by name (defined in a notebook or a function?): "
-                         "it cannot be a model builder")
+        raise ValueError(f"{call} is not importable from tpr_nb by name (defined in a notebook or a "
+                         "function?): it cannot be a model builder")
     MODEL_BUILDERS[call] = what or (obj.__doc__ or "").split("\n")[0]
     return obj
 
@@ -74,7 +75,8 @@ def _call_spec(cls: Callable, args, kwargs, info) -> dict:
     call = _call_name(cls)
     if call not in MODEL_BUILDERS:
         raise ValueError(f"{call} is not a registered model builder (tpr_nb.modelfiles.MODEL_BUILDERS; "
-                         "`register_builder` adds a class or function of tpr_nb): a model file may name no other")
+                         "`register_builder` adds a class or function of tpr_nb): a model file may name "
+                         "no other")
     sig = inspect.signature(cls)
     if any(p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) for p in sig.parameters.values()):
         raise ValueError(f"{call} has positional-only or *args parameters, which cannot be named in JSON")
@@ -92,7 +94,8 @@ def build(cls: Callable, *args, info: dict | None = None, **kwargs) -> nn.Module
     try: spec, why = _call_spec(cls, args, kwargs, info), None
     except ValueError as e: spec, why = None, str(e)      # e.g. a test double defined in a notebook: not kept
     model = cls(*args, **kwargs)
-    model._spec, model._spec_why = spec, why              # plain attributes: no parameter, no state-dict entry
+    # plain attributes: no parameter, no state-dict entry
+    model._spec, model._spec_why = spec, why
     return model
 
 def model_spec(model: nn.Module) -> dict:
@@ -123,13 +126,14 @@ def save_model(model: nn.Module, folder: Path, **info) -> Path:
 def _resolve(call) -> Callable:
     "The registered model builder named `call` (a key of `MODEL_BUILDERS`); any other name is refused."
     if not isinstance(call, str) or call not in MODEL_BUILDERS:
-        raise ModelFileError(f"{call!r} is not a registered model builder: a kept model names a class or function "
-                             f"of tpr_nb listed in tpr_nb.modelfiles.MODEL_BUILDERS "
+        raise ModelFileError(f"{call!r} is not a registered model builder: a kept model names a class or "
+                             "function of tpr_nb listed in tpr_nb.modelfiles.MODEL_BUILDERS "
                              f"({', '.join(sorted(MODEL_BUILDERS))}); nothing else is called")
     mod, _, name = call.partition(":")
     obj = importlib.import_module(mod)
     for part in name.split("."): obj = getattr(obj, part, None)
-    if obj is None or _call_name(obj) != call: raise ModelFileError(f"{call!r} does not exist in this version of tpr_nb")
+    if obj is None or _call_name(obj) != call:
+        raise ModelFileError(f"{call!r} does not exist in this version of tpr_nb")
     return obj
 
 def _from_json(v):
@@ -156,8 +160,8 @@ def model_folder(key_or_path) -> Path:
     if p.exists(): return p.parent if p.is_file() else p
     q = unit_dir(str(key_or_path))
     if q.is_dir(): return q
-    raise ModelFileError(f"no kept model {str(key_or_path)!r}: it is not a folder or file, nor a unit key under "
-                         f"{q.parent}")
+    raise ModelFileError(f"no kept model {str(key_or_path)!r}: it is not a folder or file, nor a unit "
+                         f"key under {q.parent}")
 
 def _check_weights(w: Path, weights: dict, model: nn.Module):
     "A `ModelFileError` naming `w` for a tensor of another dtype than the model's, or with a value not finite."
@@ -176,13 +180,14 @@ def _check_sha(w: Path, spec: dict, f: Path):
     "A `ModelFileError` naming `w` unless its sha256 is the one `model.json` (`f`) gives."
     got, want = sha256_file(w), spec.get("sha256")
     if want is None:
-        raise ModelFileError(f"{f} gives no sha256 of {w.name}: a kept model's weights are checked before use (a "
-                             "model kept before weights were checksummed, or a run stopped before its first "
-                             f"evaluation). If you trust {w}, add \"sha256\": \"{got}\" to {f}")
+        raise ModelFileError(f"{f} gives no sha256 of {w.name}: a kept model's weights are checked "
+                             "before use (a model kept before weights were checksummed, or a run "
+                             f"stopped before its first evaluation). If you trust {w}, add \"sha256\": "
+                             f"\"{got}\" to {f}")
     if got != want:
-        raise ModelFileError(f"{w}: its sha256 {got} does not match the {want} that {f} gives: the weights were "
-                             "changed or damaged after they were kept (or a run was stopped between writing the two "
-                             "files); restore them, or train again")
+        raise ModelFileError(f"{w}: its sha256 {got} does not match the {want} that {f} gives: the "
+                             "weights were changed or damaged after they were kept (or a run was "
+                             "stopped between writing the two files); restore them, or train again")
 
 def _read_spec(folder: Path) -> dict:
     "The checked `model.json` of `folder`."
@@ -192,7 +197,8 @@ def _read_spec(folder: Path) -> dict:
                              "configurations were kept have weights only; build the model by hand and load "
                              f"{folder / MODEL_WEIGHTS} into it)")
     try: spec = json.loads(f.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ModelFileError(f"{f} is damaged: {e}") from e
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelFileError(f"{f} is damaged: {e}") from e
     if not isinstance(spec, dict) or spec.get("format") != "tpr_nb.model" or not {"call", "kwargs"} <= set(spec):
         raise ModelFileError(f"{f} is not a tpr_nb model configuration (it needs format 'tpr_nb.model', call "
                              "and kwargs)")
@@ -206,12 +212,16 @@ def load_model(key_or_path, device: str = "cpu") -> nn.Module:
     folder = model_folder(key_or_path)
     f, spec = folder / MODEL_JSON, _read_spec(folder)
     w = folder / spec.get("weights", MODEL_WEIGHTS)
-    if not w.exists(): raise ModelFileError(f"{w} is missing: {f} describes the model, but its weights are not beside it")
+    if not w.exists():
+        raise ModelFileError(f"{w} is missing: {f} describes the model, but its weights are not beside it")
     try: weights = load_file(w)
-    except Exception as e: raise ModelFileError(f"{w} is truncated or corrupt ({type(e).__name__}: {e})") from e
-    with torch.random.fork_rng(devices=[]):              # building initialises weights: the caller's RNG is kept
+    except Exception as e:
+        raise ModelFileError(f"{w} is truncated or corrupt ({type(e).__name__}: {e})") from e
+    # building initialises weights: the caller's RNG is kept
+    with torch.random.fork_rng(devices=[]):
         try: model = _rebuild(spec)
-        except TypeError as e: raise ModelFileError(f"{f}: {spec['call']} does not take these arguments ({e})") from e
+        except TypeError as e:
+            raise ModelFileError(f"{f}: {spec['call']} does not take these arguments ({e})") from e
     _check_weights(w, weights, model)
     try: model.load_state_dict(weights)
     except RuntimeError as e:

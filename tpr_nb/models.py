@@ -40,9 +40,11 @@ def shipped_model(name: str) -> nn.Module:
     d = models_dir()
     if (d / name / MODEL_JSON).exists(): return load_model(d / name)
     have = shipped_names()
-    why = (f"there are {', '.join(have)}" if have else "the folder has none (the models come with a clone of the "
-           "repository installed by `make install`, i.e. `pip install -e .`; elsewhere set TPR_NB_MODELS to a copy of "
-           "its models/ folder)")
+    why = (f"there are {', '.join(have)}" if have else "the folder has none (the models come with a "
+                                                       "clone of the repository installed by `make "
+                                                       "install`, i.e. `pip install -e .`; elsewhere "
+                                                       "set TPR_NB_MODELS to a copy of its models/ "
+                                                       "folder)")
     raise FileNotFoundError(f"no shipped model {name!r} in {d}: {why}")
 
 # %% ../nbs/05_models.ipynb #014898c6
@@ -66,7 +68,9 @@ def _ship(model: nn.Module, name: str, dest: Path | None, record: Path, unit: st
 def _check(name: str, got: dict, want: dict, tol: float = 1e-6):
     "An error, and no shipping, when the loaded weights do not give the recorded scores again."
     bad = {k: (got[k], want[k]) for k in want if abs(got[k] - want[k]) > tol}
-    if bad: raise ValueError(f"{name}: the kept weights do not reproduce the record (got, recorded): {bad}; not shipped")
+    if bad:
+        raise ValueError(f"{name}: the kept weights do not reproduce the record (got, recorded): {bad}; "
+                         "not shipped")
 
 def _unit_record(notebook: str, profile: str, name: str, seed: int, units: Path | None) -> tuple[dict, Path]:
     "The record of unit (`name`, `seed`) of experiment `notebook` at `profile` (None if absent), and its file."
@@ -94,7 +98,8 @@ def ship_tpr_rnn(task: int, dest: Path | None = None, units: Path | None = None)
     rec, f = min(found, key=lambda r: (r[0]["valid_error"], r[0]["seed"]))   # ties: the lowest seed
     d = babi_data([task])
     K = d["max_words"]
-    model = build(TPRRNN, len(d["vocab"]), K, d_entity=c.d_entity, d_relation=c.d_relation, d_hidden=c.d_hidden,
+    model = build(TPRRNN, len(d["vocab"]), K, d_entity=c.d_entity, d_relation=c.d_relation,
+                  d_hidden=c.d_hidden,
                   info=dict(vocab=list(d["vocab"].itos), max_words=K))          # as `train_babi` builds it
     model = _kept_weights(model, rec)
     got = dict(test_error=babi_errors(model, d["test"])["error"])
@@ -104,7 +109,8 @@ def ship_tpr_rnn(task: int, dest: Path | None = None, units: Path | None = None)
             f"(the validation set a seeded 10% of the train file), {n['test']:,} test questions")
     what = f"TPR-RNN (Schlag & Schmidhuber 2018) trained on bAbI task {task} alone"
     settings = {k: c[k] for k in e.unit_spec().keys if k in c}
-    return _ship(model, f"tpr_rnn-babi-task{task:02d}", dest, f, rec["unit"], paper="tpr_rnn", kind="babi", task=task,
+    return _ship(model, f"tpr_rnn-babi-task{task:02d}", dest, f, rec["unit"], paper="tpr_rnn",
+                 kind="babi", task=task,
                  what=what, profile="full", settings=settings, seed=rec["seed"], steps=rec["steps"], data=data,
                  reproduced=got)
 
@@ -121,7 +127,8 @@ def ship_entailment(name: str = "gru", profile: str = "long", seed: int = 0, des
     c = e.unit_spec().row(e.config(profile), rec)                           # at its searched rate
     kind, n_roles, n_slices = parse_spec(name)
     tokens = len(ent.ENTAILMENT_TOKENS)
-    model = build(ARCHS[rec["arch"]], kind, tokens, c.d, n_roles or 1, n_slices, c.hidden, c.dropout, rec["layers"],
+    model = build(ARCHS[rec["arch"]], kind, tokens, c.d, n_roles or 1, n_slices, c.hidden, c.dropout,
+                  rec["layers"],
                   bidirectional=rec["bidirectional"], info=dict(tokens=list(ent.ENTAILMENT_TOKENS)))   # as trained
     model = _kept_weights(model, rec)
     batches = lambda s: ent.entailment_batches(load_logical_entailment(s), c.eval_batch_size, shuffle=False)
@@ -129,13 +136,15 @@ def ship_entailment(name: str = "gru", profile: str = "long", seed: int = 0, des
     _check(f"entailment {name}", got, rec["test"])
     data = (f"{rec['train_source']}, {c.n_train:,} pairs, variables permuted at random each epoch; "
             f"validation: validate.txt of Evans et al. (2018); tests: its five test files")
-    what = f"{name.upper()} logical-entailment classifier (the plain architecture of the TPRU paper, App. C.1)"
+    what = (f"{name.upper()} logical-entailment classifier (the plain architecture of the TPRU paper, "
+            "App. C.1)")
     settings = {k: c[k] for k in e.unit_spec().keys if k in c}
     return _ship(model, f"tpru-entail-{name}", dest, f, rec["unit"], paper="tpru", kind="entail", what=what,
                  profile=profile, settings=settings, seed=seed, steps=rec["steps"], data=data, reproduced=got)
 
 # %% ../nbs/05_models.ipynb #4062d5f6
-def ship_dyck_urn(kind: str = "urn50", seed: int = 0, dest: Path | None = None, records: Path | None = None) -> Path:
+def ship_dyck_urn(kind: str = "urn50", seed: int = 0, dest: Path | None = None,
+                  records: Path | None = None) -> Path:
     "A Dyck model of urn/10 at `quick`, trained as a unit (kept in `models/records/`) when missing, checked, shipped."
     from tpr_nb.urn.training import dyck_closing
     from tpr_nb.urn.dyck import dyck_data
@@ -145,15 +154,19 @@ def ship_dyck_urn(kind: str = "urn50", seed: int = 0, dest: Path | None = None, 
     records = Path(records or models_dir() / "records")
     rec = run_unit(**u.job(kind, seed, Config(c, progress=False), records))
     f = records / f"{rec['unit']}.json"
-    model = load_model(unit_dir(rec["unit"]))                     # `fit` kept its model.json beside its weights
-    tests = {"long": dyck_data(c.n_test, c.test_pairs, c.train_depth, seed=10_000 * seed + 3),   # as `run_dyck`
+    # `fit` kept its model.json beside its weights
+    model = load_model(unit_dir(rec["unit"]))
+    # as `run_dyck`
+    tests = {"long": dyck_data(c.n_test, c.test_pairs, c.train_depth, seed=10_000 * seed + 3),
              "deep": dyck_data(c.n_test, c.n_pairs, c.n_pairs, seed=10_000 * seed + 4)}
     got = {f"{k}_acc": 100 * dyck_closing(model, d)["correct"].float().mean().item() for k, d in tests.items()}
     _check(f"Dyck {kind}", got, {k: rec[k] for k in got})
-    data = (f"{c.n_train:,} random Dyck words of {c.n_pairs} bracket pairs (5 kinds), depth <= {c.train_depth} "
-            f"(seed {10_000 * seed + 1}); tests: {c.n_test:,} words of {c.test_pairs} pairs, depth <= "
-            f"{c.train_depth} ('long') and {c.n_test:,} of {c.n_pairs} pairs, any depth ('deep')")
-    what = f"URN with {kind[3:]}-dimensional state (Bernardy & Lappin 2022) predicting the next bracket of Dyck words"
+    data = (f"{c.n_train:,} random Dyck words of {c.n_pairs} bracket pairs (5 kinds), depth <= "
+            f"{c.train_depth} (seed {10_000 * seed + 1}); tests: {c.n_test:,} words of {c.test_pairs} "
+            f"pairs, depth <= {c.train_depth} ('long') and {c.n_test:,} of {c.n_pairs} pairs, any depth "
+            "('deep')")
+    what = (f"URN with {kind[3:]}-dimensional state (Bernardy & Lappin 2022) predicting the next bracket "
+            "of Dyck words")
     return _ship(model, f"urn-dyck-{kind}", dest, f, rec["unit"], paper="urn", kind="dyck", what=what,
                  profile=profile, settings={k: c[k] for k in u.keys if k in c}, seed=seed, steps=rec["steps"],
                  data=data, reproduced=got, wall_s=round(rec["wall_s"]))
@@ -164,7 +177,8 @@ def _score(kind: str, rec: dict) -> str:
     if kind == "babi": return f"test error {rec['test_error']:.2f}%"
     if kind == "entail":
         return "test accuracy " + ", ".join(f"{s.removeprefix('test_')} {100 * a:.1f}%" for s, a in rec["test"].items())
-    if kind == "dyck": return f"closing-bracket accuracy: long test {rec['long_acc']:.2f}%, deep test {rec['deep_acc']:.2f}%"
+    if kind == "dyck":
+        return f"closing-bracket accuracy: long test {rec['long_acc']:.2f}%, deep test {rec['deep_acc']:.2f}%"
     raise ValueError(f"unknown model kind {kind!r}")
 
 DEMOS = dict(babi='tpr-nb demo babi "Mary moved to the bathroom. John went to the hallway. Where is Mary?"',
@@ -177,8 +191,8 @@ def _row(p: Path, folder: Path, root: Path) -> str:
     rec = json.loads((root / sh["record"]).read_text())
     n = sum(q.numel() for q in load_model(p.parent).parameters())
     size = (p.parent / spec["weights"]).stat().st_size / 1e3
-    how = (f"profile `{sh['profile']}`, seed {sh['seed']}, {sh['steps']:,} steps, {rec['wall_s']:,.0f} s of training "
-           "(the record's wall time); " + ", ".join(f"{k}={v}" for k, v in sh["settings"].items())
+    how = (f"profile `{sh['profile']}`, seed {sh['seed']}, {sh['steps']:,} steps, {rec['wall_s']:,.0f} s "
+           "of training (the record's wall time); " + ", ".join(f"{k}={v}" for k, v in sh["settings"].items())
            + f"; data: {sh['data']}")
     link = f"[`{sh['record']}`]({os.path.relpath(root / sh['record'], folder)})"
     return (f"| `{p.parent.name}` | {sh['what']}; `{spec['call']}` | {n:,} | {size:.0f} kB | {how} | "
@@ -191,12 +205,13 @@ def readme_text(folder: Path | None = None) -> str:
     kinds = sorted({json.loads(p.read_text())["info"]["shipped"]["kind"] for p in specs})
     return "\n".join([
         "# Shipped models", "",
-        "Small trained models of committed runs, each a folder with `model.json` (the model's class, its constructor "
-        "arguments and what a user needs beside it, such as the vocabulary, and the sha256 of its weights) and "
-        "`best.safetensors` (its weights, under 1 MB). No pickle: `load_model` calls only a registered model builder "
-        "and checks the weights' sha256.",
-        "This file is written by `tpr_nb.models.write_readme()`; the scores are those of the run records cited, which "
-        "each model's weights reproduced when it was shipped (`tpr_nb.models.ship_*`).", "",
+        "Small trained models of committed runs, each a folder with `model.json` (the model's class, "
+        "its constructor arguments and what a user needs beside it, such as the vocabulary, and the "
+        "sha256 of its weights) and `best.safetensors` (its weights, under 1 MB). No pickle: "
+        "`load_model` calls only a registered model builder and checks the weights' sha256.",
+        "This file is written by `tpr_nb.models.write_readme()`; the scores are those of the run "
+        "records cited, which each model's weights reproduced when it was shipped "
+        "(`tpr_nb.models.ship_*`).", "",
         "```python", "from tpr_nb.modelfiles import load_model",
         'model = load_model("models/<name>")   # or tpr_nb.models.shipped_model("<name>")', "```", "",
         "| model | what | parameters | size | how it was trained | test score (from the record) | record |",

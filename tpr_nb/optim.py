@@ -12,7 +12,8 @@ from torch import nn
 __all__ = ['make_optimizer', 'TFNadam', 'param_groups', 'warmup_factor']
 
 # %% ../nbs/02c_optim.ipynb #63499ea2
-def make_optimizer(params, name: str = "adam", lr: float = 1e-3, betas=(0.9, 0.999), weight_decay: float = 0.0,
+def make_optimizer(params, name: str = "adam", lr: float = 1e-3, betas=(0.9, 0.999),
+                   weight_decay: float = 0.0,
                    momentum: float = 0.0) -> torch.optim.Optimizer:
     "An optimiser by name: 'adam', 'adamw', 'adamax', 'amsgrad', 'nadam', 'tf_nadam' or 'sgd'."
     kw = dict(weight_decay=weight_decay, foreach=True)
@@ -27,9 +28,11 @@ def make_optimizer(params, name: str = "adam", lr: float = 1e-3, betas=(0.9, 0.9
 
 # %% ../nbs/02c_optim.ipynb #a1f02cbe
 class TFNadam(torch.optim.Optimizer):
-    "TensorFlow 1.x's `NadamOptimizer`: Adam with a Nesterov step, a constant beta1 and epsilon outside the bias correction."
-    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0):
-        if not (0 <= betas[0] < 1 and 0 <= betas[1] < 1): raise ValueError(f"betas must lie in [0, 1): {betas}")
+    "TensorFlow 1.x's `NadamOptimizer`: Adam with a Nesterov step, as TensorFlow 1.x computes it."
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.0):
+        if not (0 <= betas[0] < 1 and 0 <= betas[1] < 1):
+            raise ValueError(f"betas must lie in [0, 1): {betas}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
 
     @torch.no_grad()

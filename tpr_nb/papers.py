@@ -117,8 +117,8 @@ def experiment(notebook) -> Experiment:
     folder, _, stem = name.partition("/")
     paper = paper_in(folder)
     if stem not in paper.experiments:
-        raise KeyError(f"{name} is not a registered experiment: add it to the experiments of paper {paper.id!r} "
-                       f"in tpr_nb/papers.toml (its table, and what it fixes)")
+        raise KeyError(f"{name} is not a registered experiment: add it to the experiments of paper "
+                       f"{paper.id!r} in tpr_nb/papers.toml (its table, and what it fixes)")
     return paper.experiments[stem]
 
 def experiments() -> list[Experiment]:

@@ -17,7 +17,8 @@ class Config(dict):
     "A dict whose keys are also attributes: `cfg.steps` reads `cfg['steps']`."
     def __getattr__(self, k):
         try: return self[k]
-        except KeyError: raise AttributeError(f"no setting {k!r}; this config has {', '.join(self)}") from None
+        except KeyError:
+            raise AttributeError(f"no setting {k!r}; this config has {', '.join(self)}") from None
     def __setattr__(self, k, v): self[k] = v
 
 def check_profile(profile: str) -> str:
@@ -75,7 +76,8 @@ def _list_form(key: str, v, vals: list) -> str | None:
         ok = all(_number(x) for x in v) and {len(x) for x in vals} == {len(v)}
         return None if ok else f"a list of {len(vals[0])} numbers"
     members = [m for x in vals for m in x]
-    if len({json.dumps(x, sort_keys=True) for x in v}) != len(v): return "a list of distinct values (one is repeated)"
+    if len({json.dumps(x, sort_keys=True) for x in v}) != len(v):
+        return "a list of distinct values (one is repeated)"
     if members and all(isinstance(m, str) for m in members):
         known = list(dict.fromkeys(members))
         bad = [x for x in v if x not in known]
@@ -87,7 +89,8 @@ def _list_form(key: str, v, vals: list) -> str | None:
 def check_value(key: str, v, seen: list) -> str | None:
     "The form `v` lacks to replace setting `key`, whose values in the profiles are `seen`; None when it fits."
     if key == "seeds" or key.endswith("_seeds"):
-        ints = isinstance(v, (list, tuple)) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)
+        natural = lambda x: isinstance(x, int) and not isinstance(x, bool) and x >= 0
+        ints = isinstance(v, (list, tuple)) and all(natural(x) for x in v)
         ok = ints and (v or key != "seeds") and len(set(v)) == len(v)
         return None if ok else "a list of distinct non-negative integers, e.g. [0, 1]"
     vals = [x for x in seen if x is not None]
@@ -98,7 +101,8 @@ def check_value(key: str, v, seen: list) -> str | None:
 
 def check_overrides(table: dict, profile: str, overrides: dict, **fixed) -> tuple[Config, Config]:
     "The rows of `table` at `profile` without and with `overrides`, each value checked against its setting."
-    base, new = profile_config(table, profile, None, **fixed), profile_config(table, profile, overrides, **fixed)
+    base, new = profile_config(table, profile, None, **fixed), profile_config(table, profile, overrides,
+                                                                              **fixed)
     rows = [profile_config(table, p, **fixed) for p in PROFILES if p in table]
     for k, v in overrides.items():
         if why := check_value(k, v, [r[k] for r in rows if k in r]):
@@ -107,7 +111,7 @@ def check_overrides(table: dict, profile: str, overrides: dict, **fixed) -> tupl
     return base, new
 
 def shrunk_sets(overrides: dict, profile_values: dict) -> dict:
-    "The set-valued settings `overrides` does not cover, `{key: [profile's, this run's]}`: fewer seeds, or members missing."
+    "The set-valued settings `overrides` does not cover, as `{key: [profile's, this run's]}`."
     out = {}
     for k, new in overrides.items():
         old = profile_values.get(k)

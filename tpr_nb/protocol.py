@@ -82,21 +82,24 @@ def resolve_table(name: str, where: str = "card") -> dict:
     return table
 
 # %% ../nbs/03b_protocol.ipynb #f895e6cb
-_SETTING = dict(setting=str, fact=str, label=str, paper=str, paper_where=str, reference=str, reference_where=str,
+_SETTING = dict(setting=str, fact=str, label=str, paper=str, paper_where=str, reference=str,
+                reference_where=str,
                 status=str, expect=(str, int, float, bool, list), kind=str, why=str)
 _CARD = dict(notebook=str, table=str, what=str, settings=list, base=str, drop=list)
 
 def _setting(e, where: str) -> Setting:
     "One `[[cards.settings]]` entry, checked."
     check_fields(e, _SETTING, where, ("paper", "paper_where", "reference", "reference_where", "status"))
-    if ("setting" in e) == ("fact" in e): raise ValueError(f"{where}: give a setting (a profile key) or a fact")
+    if ("setting" in e) == ("fact" in e):
+        raise ValueError(f"{where}: give a setting (a profile key) or a fact")
     if "fact" in e and "label" not in e: raise ValueError(f"{where}: a fact needs a label")
     name = e.get("setting") or e["label"]
     where = f"{where} ({name})"
     if e["status"] not in STATUSES:
         raise ValueError(f"{where}: status {e['status']!r} is not one of {', '.join(STATUSES)}")
     if e["status"] == "same" and "expect" not in e:
-        raise ValueError(f"{where}: 'same' needs expect, the paper's value in our terms, to check ours against")
+        raise ValueError(f"{where}: 'same' needs expect, the paper's value in our terms, to check ours "
+                         "against")
     if e["status"] == "deviation" and (e.get("kind") not in DEVIATION_KINDS or not e.get("why", "").strip()):
         raise ValueError(f"{where}: a deviation needs a kind ({', '.join(DEVIATION_KINDS)}) and a why")
     if e["status"] == "unknown" and not e.get("why", "").strip():
@@ -107,7 +110,8 @@ def _setting(e, where: str) -> Setting:
 def _merge(base: tuple, own: tuple, drop: list, where: str) -> tuple:
     "`base`'s settings less `drop`, each replaced by the one of `own` with its name, then `own`'s new ones."
     names = {s.name for s in base}
-    if bad := [d for d in drop if d not in names]: raise ValueError(f"{where}: drops {bad}, which its base does not have")
+    if bad := [d for d in drop if d not in names]:
+        raise ValueError(f"{where}: drops {bad}, which its base does not have")
     mine = {s.name: s for s in own}
     kept = [mine.pop(s.name, s) for s in base if s.name not in drop]
     return (*kept, *mine.values())
@@ -125,7 +129,8 @@ def read_cards(text: str, paper: str, where: str = "protocol") -> list[Card]:
         if dup := next((n for k, n in enumerate(names) if n in names[:k]), None):
             raise ValueError(f"{w}: setting {dup!r} comes twice")
         if "base" in e:
-            if e["base"] not in cards: raise ValueError(f"{w}: base {e['base']!r} is not an earlier card of this file")
+            if e["base"] not in cards:
+                raise ValueError(f"{w}: base {e['base']!r} is not an earlier card of this file")
             settings = _merge(cards[e["base"]].settings, settings, e.get("drop", []), w)
         elif "drop" in e: raise ValueError(f"{w}: drop needs a base")
         if not settings: raise ValueError(f"{w}: a card needs settings")
@@ -167,7 +172,7 @@ class Unavailable(str):
     "A fact that cannot be read on this machine (its data is not here): the why, shown in the card, never compared."
 
 def ours(s: Setting, row: dict):
-    "Our value of setting `s` in profile row `row` (`_MISSING` if the row lacks the key; `Unavailable` if its data is not here)."
+    "Our value of setting `s` in profile row `row` (`_MISSING`, or `Unavailable` when its data is not here)."
     if not s.fact: return row.get(s.name, _MISSING)
     offline = os.environ.get("TPR_NB_OFFLINE")
     os.environ["TPR_NB_OFFLINE"] = "1"                     # a fact reads what is here, never downloads
@@ -185,7 +190,8 @@ def card_problems(card: Card) -> list[str]:
     for s in card.settings:
         where = f"{card.notebook}: {s.name}"
         if not s.fact and s.name not in keys:
-            out.append(f"{where}: no profile row of {card.table} has this setting"); continue
+            out.append(f"{where}: no profile row of {card.table} has this setting")
+            continue
         if s.fact:
             try: resolve_fact(s.fact, where)
             except ValueError as e: out.append(str(e)); continue
@@ -194,7 +200,8 @@ def card_problems(card: Card) -> list[str]:
         if v is _MISSING: out.append(f"{where}: the full row does not set it"); continue
         if isinstance(v, Unavailable): continue
         if s.status == "same" and not same_value(v, s.expect):
-            out.append(f"{where}: ours at full is {_plain(v)!r}, the paper's is {s.expect!r}, and no deviation is registered")
+            out.append(f"{where}: ours at full is {_plain(v)!r}, the paper's is {s.expect!r}, and no "
+                       "deviation is registered")
         if s.status == "deviation" and same_value(v, s.expect):
             out.append(f"{where}: registered as a deviation, but ours at full equals the paper's {s.expect!r}")
     return out
@@ -210,7 +217,8 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 def _status(s: Setting) -> str:
-    return {"same": "same", "unknown": f"unknown: {s.why}"}.get(s.status, f"**deviation** ({s.kind}): {s.why}")
+    return {"same": "same", "unknown": f"unknown: {s.why}"}.get(s.status,
+                                                                f"**deviation** ({s.kind}): {s.why}")
 
 def card_rows(card: Card, row: dict | None = None) -> list[dict]:
     "The card as rows: setting, paper, reference, ours at full, ours in `row`, status."
@@ -219,7 +227,8 @@ def card_rows(card: Card, row: dict | None = None) -> list[dict]:
     rows = []
     for s in sorted(card.settings, key=lambda s: ("deviation", "unknown", "same").index(s.status)):
         where = lambda v, w: f"{v} ({w})" if w else v
-        r = dict(setting=s.name, paper=where(s.paper, s.paper_where), reference=where(s.reference, s.reference_where),
+        r = dict(setting=s.name, paper=where(s.paper, s.paper_where),
+                 reference=where(s.reference, s.reference_where),
                  full=_fmt(ours(s, full)) if full else "no full profile", status=_status(s))
         if row is not None: r["now"] = _fmt(ours(s, row))
         rows.append(r)
@@ -246,7 +255,8 @@ def protocol_section(paper: str) -> str:
     for card in load_cards(paper):
         rows = card_rows(card)
         off = [r for r in rows if not r["status"].startswith("same")]
-        out.append(f"- **{card.notebook}** ({card.what}): {len(rows) - len(off)} of {len(rows)} settings as the paper's"
+        out.append(f"- **{card.notebook}** ({card.what}): {len(rows) - len(off)} of {len(rows)} settings "
+                   "as the paper's"
                    + ("" if off else "."))
         out += [f"  - {r['setting']}: paper {r['paper']}; ours at full {r['full']}; {r['status']}" for r in off]
     return "\n".join(out)

@@ -42,7 +42,8 @@ def make_record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, 
     "Our measurement of a claim as a record, `holds` decided by the claim's rule."
     c, ours = get_claim(paper, claim_id), float(ours)
     rule, why = c.rule_for(check_profile(profile)), partial_reason(claim_id, partial or {})
-    holds = "" if rule is None or why else "yes" if math.isfinite(ours) and eval_rule(rule, ours, c.paper_value) else "no"
+    holds = "" if rule is None or why else "yes" if math.isfinite(ours) and eval_rule(rule, ours,
+                                                                                      c.paper_value) else "no"
     return dict(paper=paper, experiment=c.experiment, claim_id=claim_id, metric=c.metric, source=c.source,
                 paper_value=c.paper_value, ours=ours, holds=holds, rule=rule, profile=profile,
                 seeds=list(seeds) if hasattr(seeds, "__iter__") else [seeds], device=device or device_name(),
@@ -73,8 +74,8 @@ def read_records(f: Path) -> list[dict]:
     "The records of the metrics file `f` ([] if it does not exist); a damaged one is an error naming it."
     recs = _read_json(Path(f), [])
     if not isinstance(recs, list) or not all(isinstance(r, dict) and set(REQUIRED) <= set(r) for r in recs):
-        raise ValueError(f"{f} is damaged (not a list of records, each with {', '.join(REQUIRED)}): restore it "
-                         "from git or delete it and re-run its notebook")
+        raise ValueError(f"{f} is damaged (not a list of records, each with {', '.join(REQUIRED)}): "
+                         "restore it from git or delete it and re-run its notebook")
     return recs
 
 def merge_records(f: Path, recs: list[dict]):
@@ -98,16 +99,17 @@ def sem(values) -> float | None:
     return math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1) / len(v))
 
 def verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
-    "The verdict on claim `c` given its record `rec` and all records `recs` (keyed by (paper, claim_id)), and why, by the registered rule."
+    "The verdict on claim `c` of its record `rec` among all records `recs`, and why, by the registered rule."
     vd, why = _verdict(c, rec, recs)
     stored, rule = rec.get("rule"), c.rule_for(rec.get("profile"))
     if "rule" in rec and stored != rule and vd != "not measured":
-        why = "; ".join(filter(None, [why, f"the record's rule `{stored}` differs from the registered `{rule}`, which decides "
-                                           f"(re-run the notebook to refresh the record)"]))
+        why = "; ".join(filter(None, [why, f"the record's rule `{stored}` differs from the registered "
+                                           f"`{rule}`, which decides (re-run the notebook to refresh the "
+                                           "record)"]))
     return vd, why
 
 def rule_holds(c: Claim, rec: dict) -> str:
-    "'yes' or 'no' as the registered rule of `c` says of `rec`'s value ('' for a reference, a partial run, a value not finite)."
+    "'yes' or 'no' as the registered rule of `c` says of `rec`'s value; '' where it says nothing."
     rule = c.rule_for(rec.get("profile"))
     if rule is None or rec.get("partial") or not math.isfinite(rec["ours"]): return ""
     return "yes" if eval_rule(rule, rec["ours"], c.paper_value) else "no"
@@ -120,28 +122,36 @@ def _verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
     if not math.isfinite(ours): return "invalid", f"the measured value is {ours}"
     ph = post_hoc(c)
     if ph and set(rec["seeds"]) & set(ph.chosen_on):
-        return "inconclusive", (f"post hoc: {ph.setting}, {ph.why}; measured on seed(s) {sorted(set(rec['seeds']) & set(ph.chosen_on))} "
-                                f"of those it was chosen on, not yet on fresh ones")
+        return "inconclusive", (f"post hoc: {ph.setting}, {ph.why}; measured on seed(s) "
+                                f"{sorted(set(rec['seeds']) & set(ph.chosen_on))} of those it was chosen "
+                                "on, not yet on fresh ones")
     for g in guards(c):
         ref = recs.get((c.paper, g.ref))
         if ref is None: return "inconclusive", f"{g.ref} (which the guard '{g.rule}' reads) is not measured"
-        if not eval_rule(g.rule, ours, c.paper_value, ref=ref["ours"]): return "inconclusive", f"{g.why} ({g.ref} = {ref['ours']:.4g})"
+        if not eval_rule(g.rule, ours, c.paper_value, ref=ref["ours"]):
+            return "inconclusive", f"{g.why} ({g.ref} = {ref['ours']:.4g})"
     s, src = sem(rec.get("per_seed")), f"{len(rec.get('per_seed') or [])} seeds"
-    if s is None and (measured := spread(c)):                     # no per-seed values: the spread the project measured elsewhere
-        sd, where = measured; s, src = sd / math.sqrt(len(rec["seeds"])), f"SD {sd:g} over seeds measured in {where}, {len(rec['seeds'])} seed(s) here"
+    # no per-seed values: the spread the project measured elsewhere
+    if s is None and (measured := spread(c)):
+        sd, where = measured
+        s, src = sd / math.sqrt(len(rec["seeds"])), (f"SD {sd:g} over seeds measured in {where}, "
+                                                     f"{len(rec['seeds'])} seed(s) here")
     if s and eval_rule(rule, ours - s, c.paper_value) != eval_rule(rule, ours + s, c.paper_value):
-        return "inconclusive", f"the rule decides differently within one standard error ({s:.3g}; {src}) of ours"
+        return "inconclusive", (f"the rule decides differently within one standard error ({s:.3g}; "
+                                f"{src}) of ours")
     return ("holds", "") if eval_rule(rule, ours, c.paper_value) else ("fails", "")
 
 # %% ../nbs/03_report.ipynb #75e3b917
-CSV_COLUMNS = ["paper", "experiment", "claim_id", "evidence", "metric", "paper_value", "ours", "holds", "verdict", "why", "post_hoc",
+CSV_COLUMNS = ["paper", "experiment", "claim_id", "evidence", "metric", "paper_value", "ours", "holds",
+               "verdict", "why", "post_hoc",
                "profile", "seeds", "device", "wall_s", "commit"]
 
 def load_records(folder: Path) -> dict:
     "All records under `folder/metrics`, keyed by (paper, claim_id)."
     recs = {}
     for f in sorted((Path(folder) / "metrics").glob("*.json")):
-        for r in read_records(f): recs[(r["paper"], r["claim_id"])] = {"invalid": "", **r, "rule": r.get("rule")}
+        for r in read_records(f):
+            recs[(r["paper"], r["claim_id"])] = {"invalid": "", **r, "rule": r.get("rule")}
     return recs
 
 def _fmt(v):
@@ -150,15 +160,18 @@ def _fmt(v):
 
 def judged(recs: dict) -> dict:
     "(verdict, why) of every measured claim, keyed like `recs`."
-    return {(c.paper, c.claim_id): verdict(c, recs[(c.paper, c.claim_id)], recs) for c in CLAIMS if (c.paper, c.claim_id) in recs}
+    keys = [(c, (c.paper, c.claim_id)) for c in CLAIMS]
+    return {k: verdict(c, recs[k], recs) for c, k in keys if k in recs}
 
 def write_claims_csv(path: Path, recs: dict, profile: str):
-    "One row per registered claim, measured or not (`verdict` empty when not measured), `holds` by its registered rule; written atomically."
+    "Write claims.csv: one row per registered claim, measured or not, judged by its registered rule."
     vs = judged(recs)
     with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
-        w = csv.DictWriter(fh, CSV_COLUMNS); w.writeheader()
+        w = csv.DictWriter(fh, CSV_COLUMNS)
+        w.writeheader()
         for c in CLAIMS:
-            r = recs.get((c.paper, c.claim_id)); vd, why = vs.get((c.paper, c.claim_id), ("", ""))
+            r = recs.get((c.paper, c.claim_id))
+            vd, why = vs.get((c.paper, c.claim_id), ("", ""))
             ph = post_hoc(c)
             w.writerow(dict(paper=c.paper, experiment=c.experiment, claim_id=c.claim_id, evidence=evidence(c), metric=c.metric,
                             paper_value="" if c.paper_value is None else c.paper_value,
@@ -182,18 +195,20 @@ def report_papers(recs: dict, runs: list[dict] | None) -> list[str]:
     ran = {folder.get(Path(r["notebook"]).parts[0]) for r in runs if Path(r["notebook"]).parts}
     return [p for p in PAPERS if p in ran or recorded(p)]
 
-HOW = ("Each verdict is decided by the rules registered with the claim (`tpr_nb.claims`, `tpr_nb.report.verdict`), "
-       "never by hand: `holds`/`fails` by the claim's rule; `inconclusive` when a model it depends on is not above "
-       "chance, when its setting was chosen after seeing it (post hoc) and it has not been re-measured on fresh seeds, "
-       "or when the rule decides differently within one standard error over seeds; `invalid` when the run behind it "
-       "diverged; `not measured (partial run)` when a run with `--set` covered only part of the set (tasks, seeds, "
-       "kinds ...) the claim is about. The headline counts only reproductions (claims the paper prints, derives or "
-       "states); this project's diagnostics, identity checks (true by construction) and data statistics are listed "
-       "apart and not counted.")
+HOW = ("Each verdict is decided by the rules registered with the claim (`tpr_nb.claims`, "
+       "`tpr_nb.report.verdict`), never by hand: `holds`/`fails` by the claim's rule; `inconclusive` "
+       "when a model it depends on is not above chance, when its setting was chosen after seeing it "
+       "(post hoc) and it has not been re-measured on fresh seeds, or when the rule decides differently "
+       "within one standard error over seeds; `invalid` when the run behind it diverged; `not measured "
+       "(partial run)` when a run with `--set` covered only part of the set (tasks, seeds, kinds ...) "
+       "the claim is about. The headline counts only reproductions (claims the paper prints, derives or "
+       "states); this project's diagnostics, identity checks (true by construction) and data statistics "
+       "are listed apart and not counted.")
 CLASSES = [("Reproductions", HEADLINE), ("Diagnostics (this project's own checks)", ("diagnostic",)),
            ("Identity checks (true by construction: property tests, not reproductions)", ("identity",)),
            ("Data statistics", ("data",))]
-_COLS = ["experiment", "claim", "evidence", "source", "metric", "paper", "ours", "verdict", "why", "rule", "seeds",
+_COLS = ["experiment", "claim", "evidence", "source", "metric", "paper", "ours", "verdict", "why",
+         "rule", "seeds",
          "commit"]
 
 def _table(cols: list[str], right=()) -> list[str]:
@@ -203,22 +218,25 @@ def _table(cols: list[str], right=()) -> list[str]:
 def _head(recs: dict, profile: str, runs, papers: list, head, vs) -> list[str]:
     "The top of REPORT.md: provenance, how verdicts are decided, the headline and the notebooks run."
     commits = sorted({r.get("commit", "unknown") for r in recs.values()})
-    dirty = " (`+dirty`: made from a tree with uncommitted changes)." if any(h.endswith("+dirty") for h in commits) else "."
+    dirty = "."
+    if any(h.endswith("+dirty") for h in commits): dirty = " (`+dirty`: made from a tree with uncommitted changes)."
     L = [f"# tpr_nb reproduction report: profile `{profile}`", "",
-         f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb`; package {__version__}, commit {git_commit()}. "
-         f"Its {len(recs)} records come from commit(s) {', '.join(f'`{h}`' for h in commits) or '–'}" + dirty, "",
+         f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb`; package {__version__}, commit "
+         f"{git_commit()}. Its {len(recs)} records come from commit(s) "
+         f"{', '.join(f'`{h}`' for h in commits) or '–'}" + dirty, "",
          HOW, "", "## Headline: reproductions by verdict", "",
          *_table(["paper", *VERDICTS, "not measured"], right=(*VERDICTS, "not measured"))]
     L += [f"| {p} | {_counts(head(p), vs)} |" for p in papers] + [f"| **all** | {_counts(head(), vs)} |", ""]
     if set(papers) != set(PAPERS):
         L += [f"This run covers {', '.join(papers) or 'no paper'}; the other papers are not part of it.", ""]
-    if runs is not None and not runs: L += ["No experiment notebook ran: none exists yet, or `--only` matched none.", ""]
+    if runs is not None and not runs:
+        L += ["No experiment notebook ran: none exists yet, or `--only` matched none.", ""]
     if not runs: return L
     L += ["## Notebooks run", "", *_table(["notebook", "status", "wall s", "error"], right=("wall s",))]
     L += [f"| {r['notebook']} | {r['status']} | {r['wall_s']:.0f} | {r.get('error', '')[:200]} |" for r in runs] + [""]
     if any(r["status"] != "ok" for r in runs):
-        L += ["A notebook that did not run to its end recorded nothing: its last good records and executed copy are "
-              "kept (flagged below as from its last good run).", ""]
+        L += ["A notebook that did not run to its end recorded nothing: its last good records and "
+              "executed copy are kept (flagged below as from its last good run).", ""]
     return L
 
 def _rows(mine: list, stale: set) -> list[str]:
@@ -227,10 +245,12 @@ def _rows(mine: list, stale: set) -> list[str]:
     for c, r, vd, why in mine:
         nb = r.get("notebook") or ""
         flag = " (post hoc)" if post_hoc(c) else ""
-        if nb and (nb in stale or nb in {Path(s).name for s in stale}):    # records of older versions name the file
+        # records of older versions name the file
+        if nb and (nb in stale or nb in {Path(s).name for s in stale}):
             flag += f" (from its last good run: {nb} failed since)"
         shown = f"{vd} (partial run)" if r.get("partial") else vd
-        cells = [c.experiment, c.claim_id, evidence(c), c.source, c.metric, _fmt(c.paper_value), _fmt(r["ours"]),
+        cells = [c.experiment, c.claim_id, evidence(c), c.source, c.metric, _fmt(c.paper_value),
+                 _fmt(r["ours"]),
                  f"**{shown}**{flag}", why.replace("|", "/"), f"`{c.rule_for(r.get('profile'))}`",
                  " ".join(map(str, r["seeds"])), r.get("commit", "")]
         L.append("| " + " | ".join(map(str, cells)) + " |")
@@ -240,7 +260,8 @@ def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set,
     "The section of paper `p`: its claims by evidence class, figures, post-hoc settings, notes, what is not measured."
     claims = [c for c in CLAIMS if c.paper == p]
     mine = [(c, recs[(p, c.claim_id)], *vs[(p, c.claim_id)]) for c in claims if (p, c.claim_id) in recs]
-    L = [f"## {p}", "", f"Reproductions: {_counts(head(p), vs)} (holds | fails | inconclusive | invalid | not measured).",
+    L = [f"## {p}", "",
+         f"Reproductions: {_counts(head(p), vs)} (holds | fails | inconclusive | invalid | not measured).",
          "", f"![{p}: ours against the paper's, by verdict](claims_{p}.png)", ""]
     for title, classes in CLASSES:
         rows = [m for m in mine if evidence(m[0]) in classes]
@@ -249,11 +270,13 @@ def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set,
     for f in figures: by_nb.setdefault(Path(f).stem.rsplit("-", 1)[0], []).append(f)
     links = lambda fs: ", ".join(f"[{Path(f).stem.rsplit('-', 1)[1]}]({f})" for f in fs)
     if by_nb:
-        L += ["Figures its notebooks drew (`tpr-nb figures`):", "", *[f"- `{s}`: {links(fs)}" for s, fs in by_nb.items()], ""]
+        L += ["Figures its notebooks drew (`tpr-nb figures`):", "",
+              *[f"- `{s}`: {links(fs)}" for s, fs in by_nb.items()], ""]
     if flagged := {(ph.setting, ph.why) for c, *_ in mine if (ph := post_hoc(c))}:
         L += ["Post-hoc settings (chosen after seeing the check; `tpr_nb.claims.POST_HOC`):", "",
               *[f"- {s}: {w}." for s, w in sorted(flagged)], ""]
-    if notes := [f"- `{c.claim_id}`: {r['note']}" for c, r, *_ in mine if r.get("note")]: L += ["Notes:", *notes, ""]
+    if notes := [f"- `{c.claim_id}`: {r['note']}" for c, r, *_ in mine if r.get("note")]: L += ["Notes:",
+                                                                                                *notes, ""]
     todo = {}                                   # (experiment, what it needs) -> number of claims not measured
     for c in claims:
         if (p, c.claim_id) in recs: continue
@@ -268,7 +291,8 @@ def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set,
 def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, figures: dict | None = None) -> str:
     "The text of REPORT.md: the headline of reproductions by verdict, then each paper's claims beside its numbers."
     vs, papers = judged(recs), report_papers(recs, runs)
-    stale = {r["notebook"] for r in runs or [] if r["status"] != "ok"}   # their records are from an older, good run
+    # their records are from an older, good run
+    stale = {r["notebook"] for r in runs or [] if r["status"] != "ok"}
     head = lambda p=None: [(c.paper, c.claim_id) for c in CLAIMS
                            if evidence(c) in HEADLINE and (c.paper == p if p else c.paper in papers)]
     L = _head(recs, profile, runs, papers, head, vs)
@@ -321,16 +345,20 @@ def plot_paper(recs: dict, paper: str, path: Path):
         xy = [(c.paper_value, o, evidence(c) in HEADLINE) for c, o, v in valued if v == vd]
         for head, mk in ((True, "o"), (False, "x")):
             sel = [(x, y) for x, y, h in xy if h == head]
-            if sel: ax.scatter(*zip(*sel), s=14, c=col, marker=mk, label=vd + ("" if head else " (not a reproduction)"))
+            if sel:
+                ax.scatter(*zip(*sel), s=14, c=col, marker=mk,
+                           label=vd + ("" if head else " (not a reproduction)"))
         other = [o for c, o, v in pts if v == vd and c.paper_value is None and math.isfinite(o)]
         if other: bx.scatter(other, [VERDICTS.index(vd)] * len(other), s=14, c=col)
-    lim = [min([0] + [min(c.paper_value, o) for c, o, _ in valued]), max([1] + [max(c.paper_value, o) for c, o, _ in valued])]
+    lim = [min([0] + [min(c.paper_value, o) for c, o, _ in valued]),
+           max([1] + [max(c.paper_value, o) for c, o, _ in valued])]
     ax.plot(lim, lim, c="grey", lw=0.8, ls=":")
     for a, axes in ((ax, "xy"), (bx, "x")):
         for k in axes: getattr(a, f"set_{k}scale")("symlog", linthresh=1)
     ax.set(xlabel="paper's value", ylabel="ours", title=f"{paper}: claims with a paper value")
     if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=6)
-    bx.set(yticks=range(len(VERDICTS)), yticklabels=VERDICTS, xlabel="ours", title="no paper value (qualitative)")
+    bx.set(yticks=range(len(VERDICTS)), yticklabels=VERDICTS, xlabel="ours",
+           title="no paper value (qualitative)")
     fig.tight_layout()
     _save(fig, path, 90)
 
@@ -339,7 +367,8 @@ def read_runs_file(f: Path) -> list[dict]:
     f, fix = Path(f), "restore it from git, or delete it (the next `tpr-nb repro` starts a fresh list)"
     if not f.exists(): return []
     try: runs = json.loads(f.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"{f} is damaged ({e}): {fix}") from e
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{f} is damaged ({e}): {fix}") from e
     if not isinstance(runs, list) or not all(isinstance(r, dict) and {"notebook", "status"} <= set(r) for r in runs):
         raise ValueError(f"{f} is damaged (not a list of runs, each with notebook and status): {fix}")
     return runs
@@ -348,7 +377,8 @@ def read_overrides(f: Path) -> dict:
     "The `overrides.json` `f` of a run folder; a damaged one is an error that names it and the fix."
     fix = "restore it, or move the run's folder aside and run it again"
     try: o = json.loads(Path(f).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"{f} is damaged ({e}): {fix}") from e
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{f} is damaged ({e}): {fix}") from e
     if not isinstance(o, dict) or not {"notebook", "profile", "overrides", "profile_values"} <= set(o):
         raise ValueError(f"{f} is damaged (not notebook, profile, overrides and profile_values): {fix}")
     return o
@@ -360,8 +390,9 @@ def overrides_header(folder: Path) -> list[str]:
     o = read_overrides(f)
     p, was, show = o["profile"], o["profile_values"], lambda v: "`" + json.dumps(v) + "`"
     rows = [f"| {k} | {show(was[k]) if k in was else '(not set)'} | {show(v)} |" for k, v in o["overrides"].items()]
-    return [f"**A run with overrides, not the `{p}` profile's report.** `{o['notebook']}` ran at the `{p}` profile "
-            "with these settings changed (`tpr-nb repro --set`); its records are kept in this folder only.", "",
+    return [f"**A run with overrides, not the `{p}` profile's report.** `{o['notebook']}` ran at the "
+            f"`{p}` profile with these settings changed (`tpr-nb repro --set`); its records are kept in "
+            "this folder only.", "",
             *_table(["setting", f"profile `{p}`", "this run"]), *rows, ""]
 
 def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None = None) -> Path:

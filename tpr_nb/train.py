@@ -68,7 +68,8 @@ class TrainConfig:
     warmup_factor: float = 0.1
     warmup_kind: str = "constant"
     plateau_factor: float | None = None   # multiply the lr by this when the monitor does not improve
-    halve_below: float | None = None      # halve the lr once, for good, when `halve_metric` first drops below this
+    # halve the lr once, for good, when `halve_metric` first drops below this
+    halve_below: float | None = None
     halve_metric: str = "loss"            # the evaluation metric `halve_below` reads
     monitor: str = "loss"
     mode: str = "min"
@@ -84,7 +85,8 @@ class TrainConfig:
 
 # %% ../nbs/02_train.ipynb #1c3fa83a
 TRAIN_FIELDS = tuple(f.name for f in fields(TrainConfig))
-ROW_BOOKKEEPING = ("progress", "workers", "seeds", "kinds", "profile")   # keys of a row that never shape one run
+# keys of a row that never shape one run
+ROW_BOOKKEEPING = ("progress", "workers", "seeds", "kinds", "profile")
 
 def train_config(c: Config, seed: int = 0, names: dict | None = None, **fixed) -> TrainConfig:
     "The `TrainConfig` of row `c` and `seed`: the fields `c` names, the rest of `c` as `row`, then `fixed`."
@@ -95,8 +97,8 @@ def train_config(c: Config, seed: int = 0, names: dict | None = None, **fixed) -
     kw["row"] = {k: c[k] for k in sorted(c) if shapes(k)}
     kw.update(fixed, seed=seed)
     if missing := [f for f in ("max_steps", "eval_every", "lr") if f not in kw]:
-        raise ValueError(f"no {', '.join(missing)} in the row or the fixed settings: a run's length, evaluation "
-                         f"interval and rate have no default")
+        raise ValueError(f"no {', '.join(missing)} in the row or the fixed settings: a run's length, "
+                         "evaluation interval and rate have no default")
     if "betas" in kw: kw["betas"] = tuple(kw["betas"])     # a row read from JSON or `--set` may hold a list
     return TrainConfig(**kw)
 
@@ -109,7 +111,8 @@ def _log(out: Path | None, rec: dict):
     if out is None: return
     with open(out / "metrics.jsonl", "a") as fh: fh.write(json.dumps(rec) + "\n")
 
-_RESUMABLE = ("out_dir", "resume", "progress", "max_steps", "patience", "time_budget_s")   # may change on resuming
+# may change on resuming
+_RESUMABLE = ("out_dir", "resume", "progress", "max_steps", "patience", "time_budget_s")
 
 def _hash(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:12]
@@ -129,7 +132,8 @@ MODES, WARMUP_KINDS = ("min", "max"), ("constant", "linear")   # `warmup_factor`
 
 def _check_train_config(cfg: TrainConfig):
     "A `ValueError` naming a setting `fit` cannot run with."
-    if cfg.mode not in MODES: raise ValueError(f"mode {cfg.mode!r}: use 'min' (a loss) or 'max' (an accuracy)")
+    if cfg.mode not in MODES:
+        raise ValueError(f"mode {cfg.mode!r}: use 'min' (a loss) or 'max' (an accuracy)")
     if cfg.warmup_kind not in WARMUP_KINDS:
         raise ValueError(f"warmup_kind {cfg.warmup_kind!r}: use one of {', '.join(WARMUP_KINDS)}")
     for k in ("max_steps", "eval_every"):
@@ -174,9 +178,9 @@ def _resume(out: Path, ck: Path, model, opt, fp: str) -> tuple[dict, list]:
     st["config"] = fp
     history = _replay_log(out, st["step"])
     if st.get("best") is not None and not (out / MODEL_WEIGHTS).exists():
-        raise CheckpointError(f"{out / MODEL_WEIGHTS} is missing, but the checkpoint {ck} says the best weights "
-                              f"were saved at step {st['best_step']}: restore it, or delete {out} to train the "
-                              "run afresh")
+        raise CheckpointError(f"{out / MODEL_WEIGHTS} is missing, but the checkpoint {ck} says the best "
+                              f"weights were saved at step {st['best_step']}: restore it, or delete "
+                              f"{out} to train the run afresh")
     return st, history
 
 def _best_weights(acc, model, out: Path | None, keep: dict):
@@ -214,20 +218,23 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
             st, history = _resume(out, ck, acc.unwrap_model(model), opt, fp)
             restarts = st["restarts"]
             acc.print(f"resumed from {ck} at step {st['step']}")
-        keep = {}                                             # the best weights, in memory, for runs without out_dir
+        # the best weights, in memory, for runs without out_dir
+        keep = {}
         try:
             history = _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, keep, history)
             break
         except DivergedError:
             if st["step"] >= cfg.warmup_steps or restarts >= cfg.nan_restarts: raise
             restarts += 1
-            acc.print(f"loss is not finite at step {st['step']} during warm-up: re-initialising (restart {restarts})")
+            acc.print(f"loss is not finite at step {st['step']} during warm-up: re-initialising (restart "
+                      f"{restarts})")
             _log(out, dict(event="nan_restart", step=st["step"], restart=restarts))
             if ckpt: shutil.rmtree(ckpt, ignore_errors=True)
     if st["best"] is None:
         seen = [(h.get("step"), h.get(cfg.monitor)) for h in history][:4]
-        raise DivergedError(f"the validation {cfg.monitor} was NaN at every evaluation (or infinite; step, value: "
-                            f"{seen}{' ...' if len(history) > 4 else ''}): no weights are worth returning")
+        raise DivergedError(f"the validation {cfg.monitor} was NaN at every evaluation (or infinite; "
+                            f"step, value: {seen}{' ...' if len(history) > 4 else ''}): no weights are "
+                            "worth returning")
     return _best_weights(acc, model, out, keep), history
 
 # %% ../nbs/02_train.ipynb #62d0e6d0
@@ -279,7 +286,8 @@ def _keep_best(acc, model, out: Path | None, keep: dict):
     m = acc.unwrap_model(model)
     keep["weights"] = {k: t.detach().clone() for k, t in m.state_dict().items()}
     if not out: return
-    save_file(cpu_state(m), out / "best.tmp")                     # written beside, then moved: never half a file
+    # written beside, then moved: never half a file
+    save_file(cpu_state(m), out / "best.tmp")
     os.replace(out / "best.tmp", out / MODEL_WEIGHTS)
     if getattr(m, "_spec", None): keep_spec(out, m)
 
@@ -287,8 +295,10 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep) -> boo
     "Evaluate, log, keep the best weights, adapt the rate and checkpoint; whether the run stops."
     model.eval()
     with torch.no_grad(): m = {k: float(v) for k, v in evaluate(acc.unwrap_model(model)).items()}
-    if cfg.monitor not in m: raise KeyError(f"evaluate() returned {list(m)}, but the monitor is {cfg.monitor!r}")
-    rec = dict(split="valid", step=st["step"], time=round(time.time() - t0, 2), lr=opt.param_groups[0]["lr"], **m)
+    if cfg.monitor not in m:
+        raise KeyError(f"evaluate() returned {list(m)}, but the monitor is {cfg.monitor!r}")
+    rec = dict(split="valid", step=st["step"], time=round(time.time() - t0, 2),
+               lr=opt.param_groups[0]["lr"], **m)
     history.append(rec)
     _log(out, rec)
     if _better(m[cfg.monitor], st["best"], cfg.mode):

@@ -73,8 +73,10 @@ def _kept_run(key: Path) -> dict:
     fix = "delete it, or call again with retrain=True, to run it afresh"
     j, w = key.with_name(key.name + ".json"), key.with_name(key.name + ".safetensors")
     try: rec = json.loads(j.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"{j} is damaged ({e}): {fix}") from e
-    if not isinstance(rec, dict): raise ValueError(f"{j} is damaged (a {type(rec).__name__}, not a run's record): {fix}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{j} is damaged ({e}): {fix}") from e
+    if not isinstance(rec, dict):
+        raise ValueError(f"{j} is damaged (a {type(rec).__name__}, not a run's record): {fix}")
     try: state = load_file(w)
     except Exception as e: raise ValueError(f"{w} is damaged ({type(e).__name__}: {e}): {fix}") from e
     return dict(rec, state=state, cached=True)
@@ -160,9 +162,9 @@ def _kept_record(f: Path, key: str) -> dict:
         raise ValueError(f"unit record {f} is damaged ({e}): {again}") from e
     if not isinstance(rec, dict): raise ValueError(f"unit record {f} is damaged (not a record): {again}")
     if rec.get("unit") != key:
-        raise ValueError(f"unit record {f} holds the record of unit {rec.get('unit')}, not {key} (copied or "
-                         "renamed?): its results are not this unit's. Delete it to train the unit, or restore it "
-                         "from git")
+        raise ValueError(f"unit record {f} holds the record of unit {rec.get('unit')}, not {key} (copied "
+                         "or renamed?): its results are not this unit's. Delete it to train the unit, "
+                         "or restore it from git")
     return dict(rec, cached=True)
 
 def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None,
@@ -176,7 +178,8 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
     with unit_lock(out):
         if f.exists(): return _kept_record(f, key)                # finished by another run meanwhile
         write_json(out / UNIT_OWNER, dict(record=str(f.resolve())))   # where its record goes (`tpr-nb units`)
-        token = _SHAPING.set(None if keys is None else tuple(keys))   # `train_config` keeps only these in `row`
+        # `train_config` keeps only these in `row`
+        token = _SHAPING.set(None if keys is None else tuple(keys))
         try: rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
         finally: _SHAPING.reset(token)
         f.parent.mkdir(parents=True, exist_ok=True)
@@ -190,7 +193,8 @@ class Units:
     fn: Callable                    # fn(name, seed, c, out_dir=...) -> the unit's record
     keys: tuple                     # the settings of a row that shape one unit: its key hashes these alone
     names: Callable | None = None   # names(c): the units row `c` trains, each with every seed of `c.seeds`
-    varies: tuple = ()              # settings a unit takes from its job, not from the row; its record keeps them
+    # settings a unit takes from its job, not from the row; its record keeps them
+    varies: tuple = ()
 
     def row(self, c: Config, rec: dict | None = None, **job) -> Config:
         "The row of one unit: `c` with its job's settings (`job`, or those its record `rec` kept)."
@@ -234,11 +238,14 @@ def _trainer_state(ck: Path | None) -> dict:
 def _progress_row(o: Path, folder: Path) -> dict | None:
     "The in-progress row of the unit whose owner file is `o`, or None when its record is done or another profile's."
     owner = json.loads(o.read_text())
-    if not isinstance(owner, dict) or not isinstance(owner.get("record"), str): raise ValueError("no record path in it")
+    if not isinstance(owner, dict) or not isinstance(owner.get("record"), str):
+        raise ValueError("no record path in it")
     rec = Path(owner["record"])
     if rec.exists() or not rec.is_relative_to(folder): return None       # done, or another profile's
-    t = _trainer_state(latest_checkpoint(o.parent / "checkpoint"))      # a save cut between renames leaves `.old`
-    pid = unit_holder(o.parent)                                          # a run holds it now, or it was stopped
+    # a save cut between renames leaves `.old`
+    t = _trainer_state(latest_checkpoint(o.parent / "checkpoint"))
+    # a run holds it now, or it was stopped
+    pid = unit_holder(o.parent)
     best = isinstance(t.get("best"), (int, float))
     note = [f"training now (pid {pid})" if pid else "stopped",
             f"best validation loss {t['best']:.3g} at step {t.get('best_step')}" if best else ""]
@@ -301,7 +308,8 @@ def unit_committer(folder: Path, every: float = 120.0, root: Path | None = None)
         except Exception as e:
             print(f"warning: unit records not committed yet ({e}); trying again", file=sys.stderr, flush=True)
             return
-        if done: print(f"committed {len(done)} unit records: {', '.join(Path(f).stem for f in done)}", flush=True)
+        if done:
+            print(f"committed {len(done)} unit records: {', '.join(Path(f).stem for f in done)}", flush=True)
     def loop():
         while not stop.wait(every): look()
     t = threading.Thread(target=loop, daemon=True)
