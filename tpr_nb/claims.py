@@ -4,7 +4,7 @@
 
 # %% ../nbs/03a_claims.ipynb #3e72e437
 from __future__ import annotations
-import ast, tomllib
+import ast
 from dataclasses import dataclass, field
 from importlib.resources import files
 from .catalog import check_fields, read_toml

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_cli.ipynb #1dc9c1c4
 from __future__ import annotations
-import argparse, ast, copy, fnmatch, hashlib, json, os, re, shutil, signal, sys, threading, time
+import argparse, ast, copy, fnmatch, hashlib, json, os, re, signal, sys, threading, time
 from contextlib import nullcontext
 from pathlib import Path
 from fastcore.xtras import modified_env

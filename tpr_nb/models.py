@@ -6,7 +6,6 @@
 from __future__ import annotations
 import json, os, shutil
 from pathlib import Path
-import torch
 from torch import nn
 from safetensors.torch import load_file
 import tpr_nb

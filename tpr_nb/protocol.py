@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib, math, os
 from dataclasses import dataclass
 from importlib.resources import files
-from pathlib import Path
 from .catalog import check_fields, read_toml
 from .papers import PAPERS
 from .profiles import profile_config, table_keys

@@ -22,7 +22,8 @@ class ChunkHRR(nn.Module):
         self.word, self.M, self.anneal_steps = word, n_chunk_roles, anneal_steps
         self.role = nn.Linear(d, n_chunk_roles)                                  # step 1
         self.W = nn.Parameter(torch.randn(n_chunk_roles, d, d) / d ** 0.5)      # step 2: W_i
-        r = torch.randn(n_chunk_roles, d); self.r = nn.Parameter(r / r.norm(dim=-1, keepdim=True))
+        r = torch.randn(n_chunk_roles, d)
+        self.r = nn.Parameter(r / r.norm(dim=-1, keepdim=True))
         self.U = nn.Linear(2 * d, d)                                             # next-chunk predictor
         self.register_buffer("step", torch.zeros((), dtype=torch.long))
 

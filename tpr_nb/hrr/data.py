@@ -46,8 +46,10 @@ def load_google_analogy() -> Dataset:
     return Dataset.from_dict(out)
 
 def _vecto_rows(path: str) -> list[list[str]]:
-    with open(locate("word_embedding_benchmarks", f"vecto_word_benchmarks/{path}"), newline="", encoding="utf-8") as fh:
-        return [r[1:] for r in list(csv.reader(fh))[1:]]             # drop the pandas index column and the header
+    with open(locate("word_embedding_benchmarks", f"vecto_word_benchmarks/{path}"), newline="",
+              encoding="utf-8") as fh:
+        # drop the pandas index column and the header
+        return [r[1:] for r in list(csv.reader(fh))[1:]]
 
 def load_msr_analogy() -> Dataset:
     "MSR syntactic analogies (Mikolov et al. 2013): columns section, a, b, c, d, lower-cased."
@@ -70,7 +72,8 @@ def chunk_spans(tags: list[str]) -> list[tuple[int, int, str]]:
     for i, t in enumerate(tags):
         if t == "O": continue
         kind = t[2:]
-        if t.startswith("B-") or not spans or spans[-1][1] != i or spans[-1][2] != kind: spans.append([i, i + 1, kind])
+        if t.startswith("B-") or not spans or spans[-1][1] != i or spans[-1][2] != kind:
+            spans.append([i, i + 1, kind])
         else: spans[-1][1] = i + 1
     return [tuple(s) for s in spans]
 
@@ -140,7 +143,8 @@ def ud_role_chunks(split: str, vocab: Vocab, max_unk: float = 0.1, max_len: int 
     for toks, upos, head, rel in zip(ds["tokens"], ds["upos"], ds["head"], ds["deprel"]):
         words = [ptb_token(t, vocab) for t in toks]
         if sum(w == "<unk>" for w in words) > max_unk * len(words): continue
-        pos = {}                                             # token index -> index among the kept (non-punctuation) tokens
+        # token index -> index among the kept (non-punctuation) tokens
+        pos = {}
         for k, w in enumerate(words):
             if w is not None: pos[k] = len(pos)
         chunks, labels = [], []
@@ -150,5 +154,6 @@ def ud_role_chunks(split: str, vocab: Vocab, max_unk: float = 0.1, max_len: int 
             a, b = base_chunk(h, head, rel, upos)
             kept = [pos[k] for k in range(a, b) if k in pos]
             if 0 < len(kept) <= max_len: chunks.append((kept[0], kept[-1] + 1)); labels.append(lab)
-        if chunks: out.append(dict(ids=vocab.encode([w for w in words if w is not None]), chunks=chunks, labels=labels))
+        if chunks:
+            out.append(dict(ids=vocab.encode([w for w in words if w is not None]), chunks=chunks, labels=labels))
     return out

@@ -12,7 +12,8 @@ from scipy.stats import spearmanr
 from sklearn.cluster import KMeans
 from sklearn.metrics import roc_auc_score, roc_curve
 from ..data import Vocab
-from .data import (load_google_analogy, load_msr_analogy, load_word_similarity, load_word_categorization,
+from .data import (load_google_analogy, load_msr_analogy, load_word_similarity,
+                             load_word_categorization,
                              WORD_CATEGORIZATION)
 
 # %% auto #0
@@ -38,7 +39,8 @@ def analogy_3cosmul(X: Tensor, vocab: Vocab, ds, eps: float = 1e-3, batch: int =
     for s in range(0, len(idx), batch):
         cos = {k: (E[ids[k][s : s + batch]] @ E.T + 1) / 2 for k in "abc"}
         score = cos["b"] * cos["c"] / (cos["a"] + eps)
-        for k in "abc": score.scatter_(1, ids[k][s : s + batch, None], -1.0)       # the question's own words are not answers
+        # the question's own words are not answers
+        for k in "abc": score.scatter_(1, ids[k][s : s + batch, None], -1.0)
         correct[idx[s : s + batch]] = (score.argmax(1) == ids["d"][s : s + batch]).numpy()
     return pd.DataFrame({"section": ds["section"], "covered": ok, "correct": correct})
 
@@ -48,7 +50,8 @@ def similarity_spearman(X: Tensor, vocab: Vocab, ds) -> tuple[float, float]:
     ok = covered(vocab, ds["word1"], ds["word2"])
     if ok.sum() < 3: return float("nan"), float(ok.mean())
     E = _unit(X)
-    a = torch.tensor([vocab[w] for w in np.asarray(ds["word1"])[ok]]); b = torch.tensor([vocab[w] for w in np.asarray(ds["word2"])[ok]])
+    a = torch.tensor([vocab[w] for w in np.asarray(ds["word1"])[ok]])
+    b = torch.tensor([vocab[w] for w in np.asarray(ds["word2"])[ok]])
     return float(spearmanr((E[a] * E[b]).sum(-1).numpy(), np.asarray(ds["score"])[ok]).statistic), float(ok.mean())
 
 def purity(labels, clusters) -> float:
@@ -67,7 +70,8 @@ def categorization_purity(X: Tensor, vocab: Vocab, ds, seed: int = 0) -> tuple[f
     return purity(words["c"], KMeans(k, n_init=10, random_state=seed).fit_predict(E)), float(ok.mean())
 
 # %% ../../nbs/hrr/03_evaluation.ipynb #c30b3e89
-SIMILARITY_SETS = {"WS353": "EN-WS-353-ALL", "WS353R": "EN-WS-353-REL", "WS353S": "EN-WS-353-SIM", "SimLex999": "EN-SIMLEX-999",
+SIMILARITY_SETS = {"WS353": "EN-WS-353-ALL", "WS353R": "EN-WS-353-REL", "WS353S": "EN-WS-353-SIM",
+                   "SimLex999": "EN-SIMLEX-999",
                    "MEN": "EN-MEN-TR-3k", "RG65": "EN-RG-65", "MTurk": "EN-MTurk-287", "RW": "EN-RW-STANFORD"}
 ANALOGY_SETS = {"Google": load_google_analogy, "MSR": load_msr_analogy}
 
@@ -75,11 +79,14 @@ def benchmark_table(X: Tensor, vocab: Vocab, seed: int = 0) -> pd.DataFrame:
     "Score and coverage on every benchmark set of the mirror, with per-type and overall means."
     rows = []
     for name in WORD_CATEGORIZATION:
-        s, cov = categorization_purity(X, vocab, load_word_categorization(name), seed); rows.append(("category", name, s, cov))
+        s, cov = categorization_purity(X, vocab, load_word_categorization(name), seed)
+        rows.append(("category", name, s, cov))
     for name, f in SIMILARITY_SETS.items():
-        s, cov = similarity_spearman(X, vocab, load_word_similarity(f)); rows.append(("similarity", name, s, cov))
+        s, cov = similarity_spearman(X, vocab, load_word_similarity(f))
+        rows.append(("similarity", name, s, cov))
     for name, load in ANALOGY_SETS.items():
-        r = analogy_3cosmul(X, vocab, load()); rows.append(("analogy", name, r["correct"][r["covered"]].mean(), r["covered"].mean()))
+        r = analogy_3cosmul(X, vocab, load())
+        rows.append(("analogy", name, r["correct"][r["covered"]].mean(), r["covered"].mean()))
     t = pd.DataFrame(rows, columns=["type", "set", "score", "coverage"]).set_index("set")
     means = t.groupby("type")[["score", "coverage"]].mean()
     avg = pd.DataFrame({"type": "average", "score": list(means["score"]) + [means["score"].mean()],
@@ -87,7 +94,8 @@ def benchmark_table(X: Tensor, vocab: Vocab, seed: int = 0) -> pd.DataFrame:
     return pd.concat([t, avg])
 
 # %% ../../nbs/hrr/03_evaluation.ipynb #b3cef420
-VERB_SECTIONS = {"gram5-present-participle": "present participle", "gram7-past-tense": "past tense", "gram9-plural-verbs": "plural verbs"}
+VERB_SECTIONS = {"gram5-present-participle": "present participle", "gram7-past-tense": "past tense",
+                 "gram9-plural-verbs": "plural verbs"}
 
 def form_pairs(ds, section: str) -> list[tuple[str, str]]:
     "The distinct (form 1, form 2) word pairs of an analogy section."
@@ -102,7 +110,8 @@ def relatedness(pairs: list[tuple[str, str]], kind: str) -> tuple[list[tuple[str
     for i, (w1, f1) in enumerate(words):
         for w2, f2 in words[i + 1 :]:
             if w1 == w2: continue
-            out.append((w1, w2)); y.append(int(f1 == f2) if kind == "syntactic" else int(lemma[w1] == lemma[w2]))
+            out.append((w1, w2))
+            y.append(int(f1 == f2) if kind == "syntactic" else int(lemma[w1] == lemma[w2]))
     return out, y
 
 def relatedness_auc(X: Tensor, vocab: Vocab, pairs: list[tuple[str, str]], kind: str) -> dict:
@@ -112,7 +121,8 @@ def relatedness_auc(X: Tensor, vocab: Vocab, pairs: list[tuple[str, str]], kind:
     E = _unit(X)
     cos = (E[torch.tensor([vocab[a] for a, _ in wp])] * E[torch.tensor([vocab[b] for _, b in wp])]).sum(-1).numpy()
     fpr, tpr, _ = roc_curve(y, cos)
-    return dict(auc=float(roc_auc_score(y, cos)), fpr=fpr, tpr=tpr, coverage=len(inv) / max(1, len(pairs)), n_pairs=len(wp))
+    return dict(auc=float(roc_auc_score(y, cos)), fpr=fpr, tpr=tpr,
+                coverage=len(inv) / max(1, len(pairs)), n_pairs=len(wp))
 
 # %% ../../nbs/hrr/03_evaluation.ipynb #ac956f6f
 def knn_hit_rate(X: Tensor, labels, ks=(1, 5, 10, 25), batch: int = 1024) -> dict[int, float]:

@@ -16,20 +16,28 @@ __all__ = ['HRREmbedding', 'anneal_alphas', 'hrr_scores', 'LSTMLM', 'HRRLM', 'wo
 # %% ../../nbs/hrr/00_model.ipynb #07856192
 class HRREmbedding(nn.Module):
     "Eq. 4: $\\tilde E(w) = \\sum_i r_i \\circledast F_i s_i^w$ with `basis` 'fixed' (random, frozen) or 'isometric' (trained, penalised)."
-    def __init__(self, vocab_size: int, d: int, d_filler: int, n_roles: int = 2, basis: str = "fixed", init_range: float = 0.05):
+    def __init__(self, vocab_size: int, d: int, d_filler: int, n_roles: int = 2, basis: str = "fixed",
+                 init_range: float = 0.05):
         super().__init__()
-        if basis not in ("fixed", "isometric"): raise ValueError(f"basis must be 'fixed' or 'isometric', not {basis!r}")
-        if n_roles * d_filler > d: raise ValueError(f"N d' = {n_roles * d_filler} > d = {d}: the filler spaces cannot be separate subspaces")
+        if basis not in ("fixed", "isometric"):
+            raise ValueError(f"basis must be 'fixed' or 'isometric', not {basis!r}")
+        if n_roles * d_filler > d:
+            raise ValueError(f"N d' = {n_roles * d_filler} > d = {d}: the filler spaces cannot be "
+                             "separate subspaces")
         self.basis, self.d = basis, d
-        self.s = nn.Parameter(torch.empty(n_roles, vocab_size, d_filler).uniform_(-init_range, init_range))   # s_i^w
-        F = torch.randn(n_roles, d, d_filler) / math.sqrt(d)                                               # F_i
-        r = torch.randn(n_roles, d); r = r / r.norm(dim=-1, keepdim=True)                                  # r_i
+        # s_i^w
+        self.s = nn.Parameter(torch.empty(n_roles, vocab_size, d_filler).uniform_(-init_range, init_range))
+        # F_i
+        F = torch.randn(n_roles, d, d_filler) / math.sqrt(d)
+        r = torch.randn(n_roles, d)
+        r = r / r.norm(dim=-1, keepdim=True)                                  # r_i
         if basis == "fixed": self.register_buffer("F", F); self.register_buffer("r", r)
         else: self.F, self.r = nn.Parameter(F), nn.Parameter(r)
 
     def fillers(self, ids: Tensor) -> Tensor:
         "$\\tilde E_i(w)$ for every role: shape `ids.shape + (N, d)`."
-        s = self.s[:, check_ids(ids, self.s.shape[1], "word ids")]                                           # N, *ids, d'
+        # N, *ids, d'
+        s = self.s[:, check_ids(ids, self.s.shape[1], "word ids")]
         return torch.einsum("n...k,ndk->...nd", s, self.F)
 
     def forward(self, ids: Tensor) -> Tensor:
@@ -57,7 +65,8 @@ def hrr_scores(emb: HRREmbedding, h: Tensor, alphas: Tensor) -> Tensor:
 # %% ../../nbs/hrr/00_model.ipynb #28aa6d5c
 class LSTMLM(nn.Module):
     "The baseline: two-layer LSTM LM with tied embeddings (Eqs. 2-3)."
-    def __init__(self, vocab_size: int, d: int, n_layers: int = 2, dropout: float = 0.5, init_range: float = 0.05):
+    def __init__(self, vocab_size: int, d: int, n_layers: int = 2, dropout: float = 0.5,
+                 init_range: float = 0.05):
         super().__init__()
         self.emb = nn.Embedding(vocab_size, d, padding_idx=0)
         self.rnn = nn.LSTM(d, d, n_layers, batch_first=True, dropout=dropout if n_layers > 1 else 0.0)
@@ -77,7 +86,8 @@ class LSTMLM(nn.Module):
 
 class HRRLM(LSTMLM):
     "The word-level HRRLM: Eq. 4 embeddings in, Eq. 5 scores out, role annealing over `anneal_steps`."
-    def __init__(self, vocab_size: int, d: int, d_filler: int, n_roles: int = 2, basis: str = "fixed", n_layers: int = 2,
+    def __init__(self, vocab_size: int, d: int, d_filler: int, n_roles: int = 2, basis: str = "fixed",
+                 n_layers: int = 2,
                  dropout: float = 0.5, anneal_steps: int = 0, init_range: float = 0.05):
         super().__init__(1, d, n_layers, dropout, init_range)
         self.emb = HRREmbedding(vocab_size, d, d_filler, n_roles, basis, init_range)

@@ -20,12 +20,7 @@ from .chunk_model import ChunkHRR, chunk_lm_loss
 
 # %% auto #0
 __all__ = ['FILLER_FRACTION', 'LM', 'make_lm', 'lm_data', 'lm_train_config', 'run_lm', 'cached_run', 'analysis_config', 'load_lm',
-           'chunk_batch', 'chunk_batches', 'chunk_train_config', 'run_chunk', 'optimizer', 'decay_monitor',
-           'clipping_scope', 'output_layer', 'init_range', 'basis_init', 'word_roles', 'basis_fillers', 'bases',
-           'role_annealing', 'contiguous_state', 'vocabulary', 'lm_corpus', 'analysed_steps', 'analysed_anneal_steps',
-           'analysed_eval_every', 'analysed_seed', 'benchmark_sets', 'categorization_clustering', 'oov_items',
-           'analogy_method', 'verb_sections', 'chunk_optimizer', 'chunk_monitor', 'chunk_model', 'chunk_data',
-           'table5_roles', 'table6_labels', 'table6_filters']
+           'chunk_batch', 'chunk_batches', 'chunk_train_config', 'run_chunk']
 
 # %% ../../nbs/hrr/04_training.ipynb #4311ba32
 FILLER_FRACTION = {"small": 50 / 650, "medium": 200 / 650, "big": 320 / 650}
@@ -35,8 +30,10 @@ def make_lm(name: str, vocab_size: int, c: Config) -> nn.Module:
     name = name.removesuffix("_cont")
     if name == "baseline": return build(LSTMLM, vocab_size, c.d, c.n_layers, c.dropout)
     basis, _, size = name.partition("_")
-    if basis not in ("fixed", "isometric") or size not in FILLER_FRACTION: raise ValueError(f"unknown model {name!r}")
-    return build(HRRLM, vocab_size, c.d, max(1, round(FILLER_FRACTION[size] * c.d)), 2, basis, c.n_layers, c.dropout, c.anneal_steps)
+    if basis not in ("fixed", "isometric") or size not in FILLER_FRACTION:
+        raise ValueError(f"unknown model {name!r}")
+    return build(HRRLM, vocab_size, c.d, max(1, round(FILLER_FRACTION[size] * c.d)), 2, basis,
+                 c.n_layers, c.dropout, c.anneal_steps)
 
 # %% ../../nbs/hrr/04_training.ipynb #67ff7ff1
 def lm_data(vocab: Vocab, c: Config, contiguous: bool) -> dict:
@@ -65,14 +62,16 @@ def run_lm(name: str, seed: int, c: Config) -> dict:
     cfg = lm_train_config(c, seed)
     model, hist = fit(lambda s: make_lm(name, len(vocab), c), data["train"], loss,
                       lambda m: {"ppl": perplexity(m, data["valid"])}, cfg)
-    return dict(name=name, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0,
+    return dict(name=name, seed=seed, params=count_params(model), steps=hist[-1]["step"],
+                wall_s=time.time() - t0,
                 valid_ppl=min(h["ppl"] for h in hist), test_ppl=perplexity(model, data["test"]), history=hist,
                 state={k: v.cpu() for k, v in model.state_dict().items()})
 
 # %% ../../nbs/hrr/04_training.ipynb #4ad5b582
 def cached_run(name: str, seed: int, c: Config, folder: Path, retrain: bool = False, run_fn=None) -> dict:
     "The shared `tpr_nb.units.cached_run`, training with `run_fn` (default `run_lm`) when the run is not saved yet."
-    return train_cached_run(name, seed, c, folder, run_fn or run_lm, retrain, ignore=RUN_KEY_IGNORE + ("analysis",))
+    return train_cached_run(name, seed, c, folder, run_fn or run_lm, retrain,
+                            ignore=RUN_KEY_IGNORE + ("analysis",))
 
 def analysis_config(c: Config) -> Config:
     "The settings of the models the word-analysis notebook reads: `c` with `c.analysis` applied."
@@ -80,13 +79,16 @@ def analysis_config(c: Config) -> Config:
 
 def load_lm(run: dict, vocab_size: int, c: Config) -> nn.Module:
     "The model of a run, in eval mode."
-    m = make_lm(run["name"], vocab_size, c); m.load_state_dict(run["state"]); return m.eval()
+    m = make_lm(run["name"], vocab_size, c)
+    m.load_state_dict(run["state"])
+    return m.eval()
 
 # %% ../../nbs/hrr/04_training.ipynb #06003bcc
 def chunk_batch(sents: list[dict], eos: int) -> dict:
     "A batch of chunked sentences: `x`, `y` as in `sentence_batch`, and `chunk` aligned with `y`."
     ys = [s["ids"] + [eos] for s in sents]
-    return dict(x=pad([[eos] + y[:-1] for y in ys])[0], y=pad(ys)[0], chunk=pad([s["chunk"] + [-1] for s in sents], value=-1)[0])
+    return dict(x=pad([[eos] + y[:-1] for y in ys])[0], y=pad(ys)[0],
+                chunk=pad([s["chunk"] + [-1] for s in sents], value=-1)[0])
 
 def chunk_batches(sents: list[dict], batch_size: int, eos: int, shuffle: bool = True, seed: int = 0) -> list[dict]:
     return [chunk_batch([sents[i] for i in b], eos) for b in bucket_batches([len(s["ids"]) for s in sents], batch_size, shuffle, seed)]
@@ -101,12 +103,14 @@ def run_chunk(word: HRRLM, sents: list[dict], valid: list[dict], vocab: Vocab, s
     eos = vocab["<eos>"]
     vb = chunk_batches(valid, c.eval_batch_size, eos, shuffle=False)
     def evaluate(m):
-        m.eval(); parts = [chunk_lm_loss(m, b)[1] for b in vb]
+        m.eval()
+        parts = [chunk_lm_loss(m, b)[1] for b in vb]
         w, ch = (sum(p[k] for p in parts) / len(parts) for k in ("word_loss", "chunk_loss"))
         return {"loss": w + ch, "word_loss": w, "chunk_loss": ch}
     cfg = chunk_train_config(c, seed)
     def make(s):
-        torch.manual_seed(s); return build(ChunkHRR, copy.deepcopy(word).train(), c.n_chunk_roles, c.anneal_steps)
+        torch.manual_seed(s)
+        return build(ChunkHRR, copy.deepcopy(word).train(), c.n_chunk_roles, c.anneal_steps)
     return fit(make, lambda ep: chunk_batches(sents, c.batch_size, eos, seed=ep), lambda m, b: chunk_lm_loss(m, b, c.beta), evaluate, cfg)
 
 # %% ../../nbs/hrr/04_training.ipynb #04674b9f
@@ -120,220 +124,3 @@ LM = dict(   # analysis: what the word-analysis notebook's models change (see th
                analysis=dict(max_steps=3000, anneal_steps=2400, eval_every=600, seeds=[2])),   # seed 2: 2,400 was chosen on seeds 0 and 1 (tpr_nb.claims.POST_HOC)
     full=dict(d=650, dropout=0.5, anneal_steps=10_000, max_steps=100_000, eval_every=2000, patience=5, chunk_steps=20_000, seeds=[0, 1, 2]),
 )
-
-# %% ../../nbs/hrr/04_training.ipynb #0989db3d
-import inspect, math
-from functools import lru_cache
-from ..algebra import circular_corr
-from ..protocol import protocol_fact
-
-def _lm(row, name: str, vocab_size: int = 100) -> nn.Module:
-    torch.manual_seed(0)
-    return make_lm(name, vocab_size, Config(row))
-
-@protocol_fact
-def optimizer(row) -> str:
-    "The optimiser of the Table 1 runs."
-    return lm_train_config(Config(row)).optimizer
-
-@protocol_fact
-def decay_monitor(row) -> str:
-    "The validation metric that decays the rate when it stalls, stops the run and picks the kept weights."
-    return lm_train_config(Config(row)).monitor
-
-@protocol_fact
-def clipping_scope(row) -> str:
-    "Whether the gradient norm is clipped over all parameters at once or per parameter group (the bases apart)."
-    return "per parameter group" if lm_train_config(Config(row)).clip_per_group else "global"
-
-@protocol_fact
-def output_layer(row) -> str:
-    "'tied, no bias' when the baseline and Fixed-big hold no parameter beyond the word embedding and the LSTM."
-    tops = {n.split(".")[0] for k in ("baseline", "fixed_big") for n, _ in _lm(row, k).named_parameters()}
-    return "tied, no bias" if tops == {"emb", "rnn"} else "other"
-
-@protocol_fact
-def init_range(row) -> str:
-    "The bound of the uniform start of the LSTM, the baseline's E and the HRR coordinates s."
-    ps = [*_lm(row, "baseline").parameters(), *_lm(row, "fixed_big").parameters()]
-    return f"uniform +-{max(p.abs().max().item() for p in ps):.2f}"
-
-@protocol_fact
-def basis_init(row) -> str:
-    "How the random bases start: the variance of the basis fillers (times d) and the norm of the roles."
-    e = _lm(row, "fixed_big").emb
-    return f"fillers N(0, {e.F.var().item() * e.d:.1f}/d), roles of norm {e.r.norm(dim=-1).mean().item():.1f}"
-
-@protocol_fact
-def word_roles(row) -> int:
-    "N, the number of word-level roles of the HRR models."
-    return _lm(row, "fixed_big").n_roles
-
-@protocol_fact
-def basis_fillers(row) -> list:
-    "d', the basis fillers per role of Fixed-small, Fixed-medium and Fixed-big (Isometric-big has Fixed-big's)."
-    return [_lm(row, f"fixed_{s}").emb.s.shape[-1] for s in ("small", "medium", "big")]
-
-@protocol_fact
-def bases(row) -> str:
-    "Which bases train: Fixed-* hold F and r as constant buffers, Isometric-* train them under a penalty."
-    fixed, iso = _lm(row, "fixed_big").emb, _lm(row, "isometric_big").emb
-    frozen = {"F", "r"} <= dict(fixed.named_buffers()).keys()
-    trained = {"F", "r"} <= dict(iso.named_parameters()).keys() and iso.penalty().item() > 0
-    return "fixed: constant random; isometric: trained, penalised" if frozen and trained else "other"
-
-@protocol_fact
-def role_annealing(row) -> str:
-    "The alphas of Eq. 5 over training, read off a model at steps 0, T/2, T and 2T."
-    m = _lm(row, "fixed_big")
-    T, got = m.anneal_steps, []
-    for s in (0, m.anneal_steps // 2, m.anneal_steps, 2 * m.anneal_steps):
-        m.step.fill_(s)
-        got.append(m.alphas())
-    want = torch.tensor([[1.0, 0.0], [1.0, (T // 2) / T], [1.0, 1.0], [1.0, 1.0]])
-    ok = torch.allclose(torch.stack(got), want)
-    return "alpha_1 = 1; alpha_2 linear 0 -> 1 over T steps, then 1" if ok else "other"
-
-@protocol_fact
-def contiguous_state(row) -> str:
-    "What a '_cont' run does at a window boundary: 'carried' when two windows score as one pass (train and eval)."
-    m = make_lm("baseline_cont", 50, Config(row, d=16, dropout=0.0)).eval()
-    ids = torch.randint(1, 50, (17,), generator=torch.Generator().manual_seed(0))
-    whole, halves, loss = stream_batches(ids, 1, 16), stream_batches(ids, 1, 8), StreamLoss()
-    with torch.no_grad(): train = sum(loss(m, b)[0] for b in halves).item(), lm_loss(m, whole[0])[0].item()
-    ppl = perplexity(m, whole), perplexity(m, halves)
-    same = math.isclose(*train, rel_tol=1e-4) and math.isclose(*ppl, rel_tol=1e-4)
-    return "carried (detached) from window to window" if same else "reset"
-
-@lru_cache(maxsize=4)
-def _ptb_tokens(limit) -> tuple:
-    V = ptb_vocab()
-    return len(V) - 1, *(sum(map(len, sentence_ids(s, V, limit))) for s in ("train", "valid", "test"))
-
-@protocol_fact
-def vocabulary(row) -> int:
-    "The words the models predict (PTB's, `<pad>` aside)."
-    return _ptb_tokens(row.get("limit"))[0]
-
-@protocol_fact
-def lm_corpus(row) -> str:
-    "The corpus the models train and are scored on: PTB's train / valid / test tokens at the row's `limit`."
-    return "PTB, tokens {1}/{2}/{3}".format(*_ptb_tokens(row.get("limit")))
-
-@protocol_fact
-def analysed_steps(row) -> int:
-    "The step budget of the models the word-analysis notebook reads (`analysis_config`)."
-    return analysis_config(Config(row)).max_steps
-
-@protocol_fact
-def analysed_anneal_steps(row) -> int:
-    "T, the annealing period of the models the word-analysis notebook reads."
-    return analysis_config(Config(row)).anneal_steps
-
-@protocol_fact
-def analysed_eval_every(row) -> int:
-    "The evaluation interval (so the decay's clock) of the models the word-analysis notebook reads."
-    return analysis_config(Config(row)).eval_every
-
-@protocol_fact
-def analysed_seed(row) -> int:
-    "The seed of the one model per kind the word-analysis notebook reads."
-    return analysis_config(Config(row)).seeds[0]
-
-@protocol_fact
-def benchmark_sets(row) -> int:
-    "How many word-embedding sets `benchmark_table` scores: its categorisation, similarity and analogy sets."
-    from tpr_nb.hrr.evaluation import SIMILARITY_SETS, ANALOGY_SETS
-    from tpr_nb.hrr.data import WORD_CATEGORIZATION
-    return len(WORD_CATEGORIZATION) + len(SIMILARITY_SETS) + len(ANALOGY_SETS)
-
-@protocol_fact
-def categorization_clustering(row) -> str:
-    "The clustering whose purity scores a categorisation set, read off `categorization_purity`."
-    from tpr_nb.hrr.evaluation import categorization_purity
-    names = categorization_purity.__code__.co_names
-    return "best of k-means and agglomerative" if "AgglomerativeClustering" in names else "k-means"
-
-@protocol_fact
-def oov_items(row) -> str:
-    "What the benchmarks do with an item whose words are not all in the vocabulary."
-    from tpr_nb.hrr.evaluation import similarity_spearman
-    V = Vocab(list("abcd"))
-    ds = dict(word1=["a", "b", "c", "zz"], word2=["b", "c", "d", "a"], score=[1.0, 2.0, 3.0, 4.0])
-    _, coverage = similarity_spearman(torch.randn(len(V), 4, generator=torch.Generator().manual_seed(0)), V, ds)
-    return "dropped (coverage reported)" if coverage < 1 else "kept"
-
-@protocol_fact
-def analogy_method(row) -> str:
-    "The analogy solver of Tables 3, 7 and 8, with its epsilon."
-    from tpr_nb.hrr.evaluation import analogy_3cosmul
-    return f"3CosMul (eps {inspect.signature(analogy_3cosmul).parameters['eps'].default:g})"
-
-@protocol_fact
-def verb_sections(row) -> list:
-    "The Google analogy sections Table 4's verb categories are drawn from."
-    from tpr_nb.hrr.evaluation import VERB_SECTIONS
-    return sorted(VERB_SECTIONS)
-
-@protocol_fact
-def chunk_optimizer(row) -> str:
-    "The optimiser of the chunk run."
-    return chunk_train_config(Config(row)).optimizer
-
-@protocol_fact
-def chunk_monitor(row) -> str:
-    "The validation number the chunk run stops on and keeps the weights of."
-    return chunk_train_config(Config(row)).monitor
-
-@protocol_fact
-def chunk_model(row) -> str:
-    "Sec. 3.3's encoder and predictor, checked on a small model: fillers a_i W_i^T E(w), tanh(U [E(c-1); E(c-2)])."
-    torch.manual_seed(0)
-    word = make_lm("fixed_big", 30, Config(row, d=16, dropout=0.0))
-    cm = ChunkHRR(word, row["n_chunk_roles"]).eval()
-    ids, h = torch.randint(1, 30, (1, 6)), torch.randn(1, 6, 16)
-    g = torch.einsum("btd,mde->btme", word.emb(ids), cm.W)
-    linear = torch.allclose(cm.contributions(ids, h), cm.role(h).softmax(-1).unsqueeze(-1) * g, atol=1e-6)
-    F = torch.randn(4, cm.M, 16)
-    E = cm.bind(F)
-    pred = torch.tanh(torch.cat([E[[2, 3]], E[[1, 2]]], -1) @ cm.U.weight.T + cm.U.bias)
-    want = torch.einsum("pmd,cmd->pc", circular_corr(cm.r, pred.unsqueeze(-2)), F)
-    tanh = torch.allclose(cm.chunk_scores(F, torch.tensor([2, 3]), torch.tensor([1, 2])), want, atol=1e-5)
-    ok = linear and tanh
-    return "a_i W_i^T E(w); tanh(U [E(c-1); E(c-2)]) against every chunk of the batch" if ok else "other"
-
-@lru_cache(maxsize=4)
-def _conll_sizes(limit) -> tuple:
-    from tpr_nb.hrr.data import conll_chunks
-    V = ptb_vocab()
-    return tuple(len(conll_chunks(s, V, limit)) for s in ("train", "test"))
-
-@protocol_fact
-def chunk_data(row) -> str:
-    "The chunked sentences the chunk model trains and validates on (`conll_chunks`, as 12_chunk_analysis reads them)."
-    return "CoNLL-2000 gold chunks, train {} / test {} sentences".format(*_conll_sizes(row.get("limit")))
-
-@protocol_fact
-def table5_roles(row) -> str:
-    "Who names the role of each occurrence of 'the company' (Table 5)."
-    from tpr_nb.hrr.data import NP_ROLES
-    return f"chunk-sequence heuristic ({', '.join(NP_ROLES)})"
-
-@lru_cache(maxsize=1)
-def _ud_chunks() -> int:
-    from tpr_nb.hrr.data import ud_role_chunks
-    return sum(len(s["chunks"]) for s in ud_role_chunks("train", ptb_vocab()))
-
-@protocol_fact
-def table6_labels(row) -> str:
-    "The role-labelled chunks Table 6 is scored against (`ud_role_chunks`, as the chunk notebook reads them)."
-    from tpr_nb.hrr.data import UD_LABELS
-    return f"UD English-EWT train, dependency proxy ({', '.join(UD_LABELS)}), {_ud_chunks()} chunks"
-
-@protocol_fact
-def table6_filters(row) -> str:
-    "App. C's filters as `ud_role_chunks` applies them: the most unknown words a sentence may hold, the longest chunk."
-    from tpr_nb.hrr.data import ud_role_chunks
-    p = inspect.signature(ud_role_chunks).parameters
-    unk, longest = p["max_unk"].default, p["max_len"].default
-    return f"sentences with > {unk:.0%} unknown words dropped; chunks of <= {longest} words"

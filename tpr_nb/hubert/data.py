@@ -30,7 +30,8 @@ def _read_tsv(p: Path) -> list[dict]:
 
 def load_glue(task: str, split: str) -> Dataset:
     "A GLUE task's split as columns text_a, text_b (may be empty) and label (string; '' for test)."
-    if task not in GLUE_COLUMNS: raise ValueError(f"unknown GLUE task {task!r}; use one of {list(GLUE_COLUMNS)}")
+    if task not in GLUE_COLUMNS:
+        raise ValueError(f"unknown GLUE task {task!r}; use one of {list(GLUE_COLUMNS)}")
     a, b, y = GLUE_COLUMNS[task]
     name = {"MNLI": "mnli", "QQP": "qqp"}.get(task, "glue")
     rows = _read_tsv(locate(name, f"{task}/{split}.tsv" if name == "glue" else f"{split}.tsv"))
@@ -127,5 +128,6 @@ def align_last_piece(tok, sents: list[dict], max_len: int = 128) -> dict:
         e = tok(s["words"], is_split_into_words=True, truncation=True, max_length=max_len)
         wid = e.word_ids()
         last = {w: i for i, w in enumerate(wid) if w is not None}
-        ids.append(e["input_ids"]); tags.append([(last[w], s["upos"][w]) for w in sorted(last)])
+        ids.append(e["input_ids"])
+        tags.append([(last[w], s["upos"][w]) for w in sorted(last)])
     return dict(input_ids=ids, token_type_ids=[[0] * len(i) for i in ids], label=[0] * len(ids), tags=tags)

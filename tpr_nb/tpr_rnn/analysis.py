@@ -38,5 +38,6 @@ def plot_similarity(X: np.ndarray, ax=None, title: str = ""):
     ax = ax or plt.subplots(figsize=(3, 3))[1]
     _, _, order = cosine_clusters(X)
     S = 1 - squareform(pdist(X[order], metric="cosine"))
-    ax.imshow(S, cmap="RdBu_r", vmin=-1, vmax=1); ax.set(title=title, xticks=[], yticks=[])
+    ax.imshow(S, cmap="RdBu_r", vmin=-1, vmax=1)
+    ax.set(title=title, xticks=[], yticks=[])
     return ax

@@ -33,18 +33,21 @@ def parse_babi(text: str, source: str = "<text>") -> dict:
         where = f"{source}, line {i}: {line[:80]!r}"
         num, _, rest = line.partition(" ")
         if not num.isdigit() or not rest.strip():
-            raise ValueError(f"{where}: a bAbI line is '<number> <sentence>' or '<number> <question>\\t<answer>\\t<supports>'")
+            raise ValueError(f"{where}: a bAbI line is '<number> <sentence>' or '<number> "
+                             "<question>\\t<answer>\\t<supports>'")
         n = int(num)
         if n == 1: story, pos, last = [], {}, 0
         elif n != last + 1:
-            raise ValueError(f"{where}: line number {n} follows {last} (a story's numbering restarts at 1 and counts up by one)")
+            raise ValueError(f"{where}: line number {n} follows {last} (a story's numbering restarts at "
+                             "1 and counts up by one)")
         last = n
         if "\t" in rest:
             q, a, *sup = rest.split("\t")
             if not q.strip().endswith("?"):
-                raise ValueError(f"{where}: a story sentence with a tab in it (a tab only separates a question, which ends in '?', "
-                                 f"from its answer and supports)")
-            if not a.strip() or len(sup) > 1: raise ValueError(f"{where}: a question line is '<question>\\t<answer>\\t<supports>'")
+                raise ValueError(f"{where}: a story sentence with a tab in it (a tab only separates a "
+                                 "question, which ends in '?', from its answer and supports)")
+            if not a.strip() or len(sup) > 1:
+                raise ValueError(f"{where}: a question line is '<question>\\t<answer>\\t<supports>'")
             ids = (sup[0] if sup else "").split()
             if not all(s.isdigit() and int(s) in pos for s in ids):
                 raise ValueError(f"{where}: supports {ids} name lines that are not sentences of this story")
@@ -74,10 +77,13 @@ def babi_split(task: int, valid_frac: float = 0.1, seed: int = 0, size: str = "1
     except DataMissingError:
         if size != "10k": raise
         note = f"task {task}: the en-10k train file is missing, trained on the 1k `en` train file instead"
-        warnings.warn(note); train = load_babi(task, "train", "1k")
-    idx = list(range(len(train))); random.Random(seed).shuffle(idx)
+        warnings.warn(note)
+        train = load_babi(task, "train", "1k")
+    idx = list(range(len(train)))
+    random.Random(seed).shuffle(idx)
     n_valid = int(round(valid_frac * len(train)))
-    return dict(train=_subset(train, sorted(idx[n_valid:]), task), valid=_subset(train, sorted(idx[:n_valid]), task),
+    return dict(train=_subset(train, sorted(idx[n_valid:]), task),
+                valid=_subset(train, sorted(idx[:n_valid]), task),
                 test=_subset(load_babi(task, "test", size), None, task), note=note)
 
 def _subset(ds: Dataset, idx, task: int) -> Dataset:
@@ -105,14 +111,19 @@ def encode_stories(ds: Dataset, vocab: Vocab, max_words: int, max_sentences: int
         if not story: raise ValueError(f"story {i} is empty: a question needs at least one sentence")
         if len(story) > max_sentences: cut += 1; story = story[-max_sentences:]
         for s in [*story, q]:
-            if len(s) > max_words: raise ValueError(f"story {i}: a sentence has {len(s)} words, more than max_words={max_words}: {' '.join(s)}")
-        stories.append([_ids(vocab, s, f"story {i}") for s in story]); questions.append(_ids(vocab, q, f"question {i}"))
-    if cut: warnings.warn(f"{cut} stories longer than {max_sentences} sentences: kept their last {max_sentences}")
+            if len(s) > max_words:
+                raise ValueError(f"story {i}: a sentence has {len(s)} words, more than "
+                                 f"max_words={max_words}: {' '.join(s)}")
+        stories.append([_ids(vocab, s, f"story {i}") for s in story])
+        questions.append(_ids(vocab, q, f"question {i}"))
+    if cut:
+        warnings.warn(f"{cut} stories longer than {max_sentences} sentences: kept their last {max_sentences}")
     T = max(map(len, stories))
     story_t = torch.zeros(len(stories), T, max_words, dtype=torch.long)
     for i, st in enumerate(stories): story_t[i, : len(st)] = pad(st, length=max_words)[0]
     task = ds["task"] if "task" in ds.column_names else [0] * len(ds)
-    return dict(story=story_t, n_sent=torch.tensor([len(s) for s in stories]), question=pad(questions, length=max_words)[0],
+    return dict(story=story_t,
+                n_sent=torch.tensor([len(s) for s in stories]), question=pad(questions, length=max_words)[0],
                 answer=torch.tensor(_ids(vocab, ds["answer"], "answers")), task=torch.tensor(task))
 
 def max_words(*datasets: Dataset) -> int:
@@ -120,7 +131,8 @@ def max_words(*datasets: Dataset) -> int:
     return max(len(x) for ds in datasets for story, q in zip(ds["story"], ds["question"]) for x in [*story, q])
 
 # %% ../../nbs/tpr_rnn/01_babi.ipynb #55e10e6a
-def babi_data(tasks, valid_frac: float = 0.1, seed: int = 0, max_sentences: int = MAX_SENTENCES, limit: int | None = None,
+def babi_data(tasks, valid_frac: float = 0.1, seed: int = 0, max_sentences: int = MAX_SENTENCES,
+              limit: int | None = None,
               valid_limit: int | None = None, test_limit: int | None = None) -> dict:
     "Encoded train/valid/test tensors of `tasks` with one vocabulary; the limits keep the first stories of each split per task."
     splits = [babi_split(t, valid_frac, seed) for t in tasks]
@@ -145,6 +157,7 @@ def story_batches(data: dict, batch_size: int, shuffle: bool = True, seed: int =
     "Batches of an encoded split, each trimmed to its longest story; `pool=1`: uniformly random batches."
     out = []
     for idx in bucket_batches(data["n_sent"].tolist(), batch_size, shuffle, seed, pool=pool):
-        idx = torch.tensor(idx); T = int(data["n_sent"][idx].max())
+        idx = torch.tensor(idx)
+        T = int(data["n_sent"][idx].max())
         out.append({k: (v[idx, :T] if k == "story" else v[idx]) for k, v in data.items()})
     return out

@@ -16,13 +16,16 @@ __all__ = ['SentenceEncoder', 'mlp', 'mlps', 'memory_update', 'memory_terms', 'r
 # %% ../../nbs/tpr_rnn/00_model.ipynb #1412e549
 class SentenceEncoder(nn.Module):
     "Eq. 5: $s = \\sum_i d_i \\odot p_i$ over the words of a sentence; `words` is `(..., k)` of ids, 0 = padding."
-    def __init__(self, vocab_size: int, d_symbol: int, max_words: int, pos_scaled: bool = True, learn_pad: bool = True):
+    def __init__(self, vocab_size: int, d_symbol: int, max_words: int, pos_scaled: bool = True,
+                 learn_pad: bool = True):
         super().__init__()
         self.embed = nn.Embedding(vocab_size, d_symbol, padding_idx=None if learn_pad else 0)
         nn.init.uniform_(self.embed.weight, -0.01, 0.01)
-        if not learn_pad:                      # the padding word adds nothing; else it is a symbol like any other
+        # the padding word adds nothing; else it is a symbol like any other
+        if not learn_pad:
             with torch.no_grad(): self.embed.weight[0].zero_()
-        self.pos_scaled = pos_scaled           # p_i = v_i / k with v_i trained from ones (the authors' code); else p_i itself
+        # p_i = v_i / k with v_i trained from ones (the authors' code); else p_i itself
+        self.pos_scaled = pos_scaled
         self.pos = nn.Parameter(torch.full((max_words, d_symbol), 1.0 if pos_scaled else 1.0 / max_words))
 
     def positions(self, k: int) -> Tensor:
@@ -31,7 +34,9 @@ class SentenceEncoder(nn.Module):
 
     def forward(self, words: Tensor) -> Tensor:
         k = words.shape[-1]
-        if k > len(self.pos): raise ValueError(f"a sentence has {k} word slots but the model has {len(self.pos)} position vectors")
+        if k > len(self.pos):
+            raise ValueError(f"a sentence has {k} word slots but the model has {len(self.pos)} position "
+                             "vectors")
         check_ids(words, self.embed.num_embeddings, "word ids")
         return (self.embed(words) * self.positions(k)).sum(-2)
 
@@ -68,9 +73,11 @@ def memory_terms(e1: Tensor, e2: Tensor, r1: Tensor, r2: Tensor, r3: Tensor, mov
     "Keys `a` (B, N, E), `b` (B, N, R) and values `z` (B, N, E) of the terms that sentences `(B, T, .)` write: $F_T = \\sum_n a_n \\otimes b_n \\otimes z_n$."
     B, T, E = e1.shape
     types = ["write"] + (["move"] if move else []) + (["backlink"] if backlink else [])
-    P = len(types); N = P * T
+    P = len(types)
+    N = P * T
     # per term: entity key, relation key, the input part of its value, and the relation its row of I - CL reads with
-    parts = dict(write=(e1, r1, e2, r1), move=(e1, r2, torch.zeros_like(e1), r2 - r1), backlink=(e2, r3, e1, r3))
+    parts = dict(write=(e1, r1, e2, r1), move=(e1, r2, torch.zeros_like(e1), r2 - r1),
+                 backlink=(e2, r3, e1, r3))
     a, b, v, b_row = (torch.stack([parts[k][i] for k in types], 2).reshape(B, N, -1) for i in range(4))
     sent = torch.arange(N, device=e1.device) // P
     A = (a @ a.transpose(1, 2)) * (b_row @ b.transpose(1, 2)) * (sent[:, None] > sent[None, :]).to(a.dtype)
@@ -89,7 +96,8 @@ def dense_memory(a: Tensor, b: Tensor, z: Tensor) -> Tensor:
 class ScalarLayerNorm(nn.Module):
     "The paper's LN: $(x - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}$ with one learned gain and one learned bias (scalars)."
     def __init__(self, eps: float = 1e-7):
-        super().__init__(); self.eps = eps
+        super().__init__()
+        self.eps = eps
         self.gain, self.bias = nn.Parameter(torch.ones(())), nn.Parameter(torch.zeros(()))
     def forward(self, x: Tensor) -> Tensor:
         d = x - x.mean(-1, keepdim=True)
@@ -101,7 +109,8 @@ def check_story_counts(n_sent: Tensor, story: Tensor) -> Tensor:
     B, T = story.shape[:2]
     if n_sent.shape != (B,) or n_sent.is_floating_point() or n_sent.is_complex() or n_sent.dtype == torch.bool \
        or (B and (int(n_sent.min()) < 1 or int(n_sent.max()) > T)):
-        raise ValueError(f"n_sent must be {B} integers in 1..{T} (each story's number of sentences); got {n_sent.tolist()[:8]}")
+        raise ValueError(f"n_sent must be {B} integers in 1..{T} (each story's number of sentences); got "
+                         f"{n_sent.tolist()[:8]}")
     return n_sent
 
 class TPRRNN(nn.Module):
@@ -110,9 +119,11 @@ class TPRRNN(nn.Module):
                  d_symbol: int | None = None, d_hidden: int | None = None, move: bool = True, backlink: bool = True,
                  ln_eps: float = 1e-7, pos_scaled: bool = True, learn_pad: bool = True):
         super().__init__()
-        d_symbol = d_symbol or vocab_size; d_hidden = d_hidden or d_symbol
+        d_symbol = d_symbol or vocab_size
+        d_hidden = d_hidden or d_symbol
         self.move, self.backlink = move, backlink
-        self.input_module = SentenceEncoder(vocab_size, d_symbol, max_words, pos_scaled, learn_pad)    # one for story sentences and the question
+        # one for story sentences and the question
+        self.input_module = SentenceEncoder(vocab_size, d_symbol, max_words, pos_scaled, learn_pad)
         self.f_e = nn.ModuleList([mlp(d_symbol, d_hidden, d_entity) for _ in range(2)])
         self.f_r = nn.ModuleList([mlp(d_symbol, d_hidden, d_relation) for _ in range(3)])
         self.f_n = mlp(d_symbol, d_hidden, d_entity)
@@ -131,7 +142,8 @@ class TPRRNN(nn.Module):
     def terms(self, story: Tensor, n_sent: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         "The state $F_T$ after reading each story, as its rank-one terms `(a, b, z)` (`memory_terms`)."
         rep = self.representations(story[:, : int(check_story_counts(n_sent, story).max())], n_sent)
-        return memory_terms(*(rep[k] for k in ("e1", "e2", "r1", "r2", "r3")), move=self.move, backlink=self.backlink)
+        return memory_terms(*(rep[k] for k in ("e1", "e2", "r1", "r2", "r3")), move=self.move,
+                            backlink=self.backlink)
 
     def memory(self, story: Tensor, n_sent: Tensor) -> Tensor:
         "The state $F_T$ as a dense `(B, E, R, E)` tensor (for analysis; `forward` reads the terms)."
@@ -142,7 +154,8 @@ class TPRRNN(nn.Module):
         i, *l = mlps([self.f_n, *self.f_l], self.input_module(question))
         total = 0
         for l_j, ln in zip(l, self.ln):
-            i = ln(read_terms(*terms, i, l_j)); total = total + i
+            i = ln(read_terms(*terms, i, l_j))
+            total = total + i
         return self.Z(total)
 
     def forward(self, story: Tensor, n_sent: Tensor, question: Tensor) -> Tensor:
@@ -161,6 +174,7 @@ class LSTMReader(nn.Module):
 
     def forward(self, story: Tensor, n_sent: Tensor, question: Tensor) -> Tensor:
         check_story_counts(n_sent, story)
-        packed = nn.utils.rnn.pack_padded_sequence(self.story_enc(story), n_sent.cpu(), batch_first=True, enforce_sorted=False)
+        packed = nn.utils.rnn.pack_padded_sequence(self.story_enc(story), n_sent.cpu(), batch_first=True,
+                                                   enforce_sorted=False)
         _, (h, _) = self.lstm(packed)
         return self.out(torch.cat([h[-1], self.query_enc(question)], -1))

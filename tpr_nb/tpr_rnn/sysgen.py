@@ -44,7 +44,8 @@ def entity_stories(examples: list[dict], new: str, n: int, rng: random.Random, p
 
 def training_tasks(seed: int = 0, tasks=SYSGEN_TASKS) -> dict:
     "Which tasks each new person's stories are trained on: nested prefixes of a seeded task order."
-    order = list(tasks); random.Random(seed).shuffle(order)
+    order = list(tasks)
+    random.Random(seed).shuffle(order)
     return {e: sorted(order[:k]) for e, k in NEW_ENTITIES.items()}
 
 # %% ../../nbs/tpr_rnn/03_sysgen.ipynb #4d0397ca
@@ -54,11 +55,13 @@ def sysgen_splits(tasks=SYSGEN_TASKS, n_per_pair: int = 500, seed: int = 0, limi
     parts = {k: [] for k in ("train", "valid", "test")}
     for task in tasks:
         sp = {k: v if k == "note" else records(v, entity="", in_question=False) for k, v in babi_split(task, seed=seed).items()}
-        parts["train"] += sp["train"][:limit]; parts["valid"] += sp["valid"]
+        parts["train"] += sp["train"][:limit]
+        parts["valid"] += sp["valid"]
         for e in NEW_ENTITIES:
             if task in plan[e]:
                 gen = entity_stories(sp["train"], e, n_per_pair, rng)
                 n_valid = max(1, n_per_pair // 10)
-                parts["valid"] += gen[:n_valid]; parts["train"] += gen[n_valid:]
+                parts["valid"] += gen[:n_valid]
+                parts["train"] += gen[n_valid:]
             parts["test"] += entity_stories(sp["test"], e, n_per_pair, rng, p_question=1.0)
     return {k: Dataset.from_list(v) for k, v in parts.items()} | dict(plan=plan)

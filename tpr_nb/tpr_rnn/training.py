@@ -20,8 +20,7 @@ from .babi import story_batches, MAX_SENTENCES
 __all__ = ['APP_A', 'BATCHING', 'MODEL', 'VARIANTS', 'TASK_UNIT', 'TASK_UNITS', 'ABLATION_UNITS', 'ALL_UNIT', 'ALL_UNITS',
            'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN',
            'REPRESENTATIONS', 'babi_logits', 'babi_loss', 'babi_predict', 'babi_errors', 'train_babi', 'run_task',
-           'task_unit', 'all_tasks_unit', 'embedding_init', 'position_init', 'mlp_init', 'layer_norm',
-           'babi_train_files', 'validation_split', 'task_table', 'plot_task_errors']
+           'task_unit', 'all_tasks_unit', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
@@ -42,12 +41,16 @@ def babi_loss(model: nn.Module, batch: dict, pieces: int = 1) -> tuple[torch.Ten
 @torch.no_grad()
 def babi_predict(model: nn.Module, data: dict, batch_size: int = 500) -> tuple[torch.Tensor, float]:
     "Predicted answers for an encoded split (in its order) and the mean loss."
-    model.eval(); dev = next(model.parameters()).device
+    model.eval()
+    dev = next(model.parameters()).device
     preds, loss = torch.empty_like(data["answer"]), 0.0
-    order = torch.argsort(data["n_sent"])          # batches of similar length: the time loop stops at each batch's longest story
+    # batches of similar length: the time loop stops at each batch's longest story
+    order = torch.argsort(data["n_sent"])
     for i in range(0, len(order), batch_size):
-        sl = order[i : i + batch_size]; T = int(data["n_sent"][sl].max())
-        logits = model(data["story"][sl, :T].to(dev), data["n_sent"][sl].to(dev), data["question"][sl].to(dev))
+        sl = order[i : i + batch_size]
+        T = int(data["n_sent"][sl].max())
+        logits = model(data["story"][sl, :T].to(dev), data["n_sent"][sl].to(dev),
+                       data["question"][sl].to(dev))
         loss += Fn.cross_entropy(logits, data["answer"][sl].to(dev), reduction="sum").item()
         preds[sl] = logits.argmax(-1).cpu()
     return preds, loss / len(data["answer"])
@@ -62,8 +65,10 @@ def babi_errors(model: nn.Module, data: dict) -> dict:
 # %% ../../nbs/tpr_rnn/02_training.ipynb #b145bdfe
 APP_A = dict(optimizer="tf_nadam", warmup_steps=50, warmup_factor=0.1, halve_below=0.1, halve_metric="loss",
              monitor="error")   # App. A (and the authors' code where the paper is silent), every TPR-RNN run
-BATCHING = dict(pool=1, pieces=4)   # uniformly random batches (the authors' code), run in 4 exact length-sorted pieces
-MODEL = dict(ln_eps=1e-7, pos_scaled=True, learn_pad=True)   # TPRRNN's details where App. A is silent: the authors' code
+# uniformly random batches (the authors' code), run in 4 exact length-sorted pieces
+BATCHING = dict(pool=1, pieces=4)
+# TPRRNN's details where App. A is silent: the authors' code
+MODEL = dict(ln_eps=1e-7, pos_scaled=True, learn_pad=True)
 
 def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN,
                **model_kw) -> tuple[nn.Module, list[dict]]:
@@ -72,15 +77,19 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
     # kept with the model (`tpr_nb.modelfiles.build`): its word ids and sentence width
     info = dict(vocab=list(getattr(data["vocab"], "itos", data["vocab"])), max_words=K)
     if issubclass(model_cls, TPRRNN): model_kw = {**{k: c.get(k, v) for k, v in MODEL.items()}, **model_kw}
-    make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)      # fit seeds torch before each call
+    # fit seeds torch before each call
+    make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)
     def evaluate(m):
-        r = babi_errors(m, data["valid"]); return dict(loss=r["loss"], error=r["error"])
+        r = babi_errors(m, data["valid"])
+        return dict(loss=r["loss"], error=r["error"])
     c = Config({**APP_A, **BATCHING, **c})                                   # a hand-made row gets App. A
     batches = lambda ep: story_batches(data["train"], c.batch_size, seed=seed * 1000 + ep, pool=c.pool)
-    return fit(make_model, batches, partial(babi_loss, pieces=c.pieces), evaluate, train_config(c, seed, out_dir=out_dir))
+    return fit(make_model, batches, partial(babi_loss, pieces=c.pieces), evaluate,
+               train_config(c, seed, out_dir=out_dir))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #12e78fc4
-def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir: str | None = None, **model_kw) -> dict:
+def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir: str | None = None,
+             **model_kw) -> dict:
     "Train a TPR-RNN on one bAbI task (`model_kw`: sizes and `move`/`backlink`; `out_dir`: checkpoints, so an interrupted run resumes); return its test error and run facts."
     from tpr_nb.tpr_rnn.babi import babi_data
     t0 = time.time()
@@ -88,27 +97,35 @@ def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir:
     d = babi_data([task], limit=limit, max_sentences=cap)
     facts = dict(task=task, seed=seed, vocab=len(d["vocab"]), **model_kw)
     try: model, hist = train_babi(d, Config(c, progress=False), seed, out_dir, **model_kw)
-    except DivergedError as e:   # a NaN after warm-up: the model answers nothing, which is a failed task, not a crash
-        return dict(facts, test_error=100.0, valid_error=100.0, steps=-1, wall_s=time.time() - t0, note=f"diverged: {e}")
-    return dict(facts, test_error=babi_errors(model, d["test"])["error"], valid_error=min(h["error"] for h in hist),
+    # a NaN after warm-up: the model answers nothing, which is a failed task, not a crash
+    except DivergedError as e:
+        return dict(facts, test_error=100.0, valid_error=100.0, steps=-1, wall_s=time.time() - t0,
+                    note=f"diverged: {e}")
+    return dict(facts, test_error=babi_errors(model, d["test"])["error"],
+                valid_error=min(h["error"] for h in hist),
                 steps=hist[-1]["step"], wall_s=time.time() - t0, note="; ".join(d["notes"]),
                 history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist])
 
-VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True, backlink=False), "wb": dict(move=False, backlink=True)}   # Table 3
+VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True, backlink=False),
+            "wb": dict(move=False, backlink=True)}   # Table 3
 
 def task_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
     "`run_task` as a resumable unit (`tpr_nb.units.run_unit`): `name` is 'taskNN', or '<variant>_taskNN' for a Table 3 ablation (`VARIANTS`)."
     variant, _, task = name.rpartition("_")
-    return run_task(int(task.removeprefix("task")), seed, c, c.limit, out_dir, d_entity=c.d_entity, d_relation=c.d_relation,
+    return run_task(int(task.removeprefix("task")), seed, c, c.limit, out_dir, d_entity=c.d_entity,
+                    d_relation=c.d_relation,
                     d_hidden=c.d_hidden, **VARIANTS.get(variant, {}))
 
-TASK_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool", "lr",
+TASK_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor",
+             "pool", "lr",
              "ln_eps", "pos_scaled", "learn_pad",
              "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_sentences",
              "max_sentences_task3", "max_steps",
              "eval_every", "patience", "time_budget_s")   # the settings that shape one single-task unit (its key)
-TASK_UNITS = Units(task_unit, TASK_UNIT, names=lambda c: [f"task{t:02d}" for t in c.tasks])   # 10_single_task's
-ABLATION_UNITS = Units(task_unit, TASK_UNIT,                                                     # 12_ablation's
+# 10_single_task's
+TASK_UNITS = Units(task_unit, TASK_UNIT, names=lambda c: [f"task{t:02d}" for t in c.tasks])
+# 12_ablation's
+ABLATION_UNITS = Units(task_unit, TASK_UNIT,
                        names=lambda c: [f"{v}_task{t:02d}" for v in c.variants for t in c.tasks])
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #a11c0002
@@ -123,7 +140,8 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
     sizes = dict(d_entity=c.d_entity, d_relation=c.d_relation, d_hidden=c.d_hidden)
     try: model, hist = train_babi(d, Config(c, progress=False), seed, out_dir, **sizes)
     except DivergedError as e:
-        return dict(facts, test_error=100.0, per_task={t: 100.0 for t in c.tasks}, valid_error=100.0, steps=-1,
+        return dict(facts, test_error=100.0, per_task={t: 100.0 for t in c.tasks}, valid_error=100.0,
+                    steps=-1,
                     wall_s=time.time() - t0, note=f"diverged: {e}; " + facts["note"])
     res = babi_errors(model, d["test"])
     log = read_log(f"{out_dir}/metrics.jsonl") if out_dir else []
@@ -133,7 +151,8 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
                 history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist],
                 train_curve=[[r["step"], round(r["acc"], 4)] for r in log if r.get("split") == "train"])
 
-ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool", "lr",
+ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor",
+            "pool", "lr",
             "ln_eps", "pos_scaled", "learn_pad",
             "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "tasks", "limit",
             "valid_limit", "test_limit", "max_steps", "eval_every", "patience",
@@ -141,9 +160,11 @@ ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_
 ALL_UNITS = Units(all_tasks_unit, ALL_UNIT, names=lambda c: ["alltasks"])                     # 11_all_tasks's
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d8159245
-SINGLE_RECIPE = dict(APP_A, **BATCHING, **MODEL, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15, d_relation=10,
+SINGLE_RECIPE = dict(APP_A, **BATCHING, **MODEL, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15,
+                     d_relation=10,
                      d_hidden=None, clip_norm=5.0, max_sentences=70, max_sentences_task3=130)
-ALL_RECIPE = dict(APP_A, **BATCHING, **MODEL, lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40, d_relation=20,
+ALL_RECIPE = dict(APP_A, **BATCHING, **MODEL, lr=0.001, betas=(0.9, 0.999), batch_size=32, d_entity=40,
+                  d_relation=20,
                   d_hidden=90, clip_norm=5.0, max_sentences=70)
 ALL_TASKS = list(range(1, 21))
 
@@ -178,61 +199,6 @@ REPRESENTATIONS = dict(
     quick=dict(max_steps=800, eval_every=100, patience=6, seeds=[0], max_sentences=70),
     full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0], max_sentences=130))
 
-# %% ../../nbs/tpr_rnn/02_training.ipynb #f0c1a002
-from ..protocol import protocol_fact
-
-def _model(row) -> TPRRNN:
-    return TPRRNN(20, 6, d_entity=row["d_entity"], d_relation=row["d_relation"], d_hidden=row.get("d_hidden"),
-                  **{k: row.get(k, v) for k, v in MODEL.items()})
-
-@protocol_fact
-def embedding_init(row) -> str:
-    "How the word embeddings start: the bound of their uniform distribution, read off a fresh model."
-    torch.manual_seed(0)
-    return f"uniform +-{_model(row).input_module.embed.weight.abs().max().item():.2f}"
-
-@protocol_fact
-def position_init(row) -> str:
-    "How the position vectors start: 'ones / k' when every entry is 1 / (number of positions)."
-    enc = _model(row).input_module
-    p = enc.positions(len(enc.pos))
-    return "ones / k" if torch.allclose(p, torch.full_like(p, 1 / len(p))) else "other"
-
-@protocol_fact
-def mlp_init(row) -> str:
-    "How the MLP weights start: Glorot-uniform when every weight lies within its Glorot bound and biases are 0."
-    nets = [*(m for m in _model(row).modules() if isinstance(m, nn.Linear))]
-    glorot = all(m.weight.abs().max() <= (6 / sum(m.weight.shape)) ** 0.5 + 1e-7 for m in nets)
-    zero = all(m.bias is None or not m.bias.any() for m in nets)
-    return "Glorot uniform, zero biases" if glorot and zero else "other"
-
-@protocol_fact
-def layer_norm(row) -> str:
-    "The inference module's LN: a learned scalar gain and bias per step."
-    lns = _model(row).ln
-    return f"{len(lns)} x LN, scalar gain and bias" if all(p.dim() == 0 for l in lns for p in l.parameters()) else "other"
-
-@protocol_fact
-def babi_train_files(row) -> str:
-    "Which bAbI v1.2 training files this machine has for the row's tasks: en-10k, else the 1k file (an error if neither)."
-    from tpr_nb.data import locate, DataMissingError
-    from tpr_nb.tpr_rnn.babi import BABI_TASKS
-    def have(t, folder):
-        try: return bool(locate("babi", f"tasks_1-20_v1-2/{folder}/qa{t}_{BABI_TASKS[t]}_train.txt", download_ok=False))
-        except DataMissingError: return False
-    tasks = row.get("tasks") or [row["task"]]
-    small = [t for t in tasks if not have(t, "en-10k") and have(t, "en")]
-    if none := [t for t in tasks if not have(t, "en-10k") and t not in small]:
-        raise DataMissingError(f"bAbI train files of tasks {none}: on neither en-10k nor en")
-    return "en-10k" + (f"; tasks {small}: en (1k)" if small else "")
-
-@protocol_fact
-def validation_split(row) -> str:
-    "Where the validation stories come from: the fraction of the train file `babi_split` holds out by default."
-    import inspect
-    from tpr_nb.tpr_rnn.babi import babi_split
-    return f"a seeded {inspect.signature(babi_split).parameters['valid_frac'].default:.0%} of the train file"
-
 # %% ../../nbs/tpr_rnn/02_training.ipynb #7bf6463b
 def task_table(errors: dict, paper_mean: dict | None = None, paper_best: dict | None = None):
     "A DataFrame, one row per task: our mean/std/best test error % over seeds (`errors[task] = [..]`), and the paper's."
@@ -248,10 +214,13 @@ def plot_task_errors(table, title: str = "", ax=None):
     "Bars of our mean test error per task (with the best seed as a dot) beside the paper's mean."
     import matplotlib.pyplot as plt, numpy as np
     ax = ax or plt.subplots(figsize=(9, 3))[1]
-    x = np.arange(len(table)); w = 0.4
+    x = np.arange(len(table))
+    w = 0.4
     ax.bar(x - w / 2, table.ours_mean, w, yerr=table.ours_std.fillna(0), label="ours (mean)")
     ax.plot(x - w / 2, table.ours_best, "k.", label="ours (best seed)")
-    if table.paper_mean.notna().any(): ax.bar(x + w / 2, table.paper_mean.astype(float), w, label="paper (mean)")
+    if table.paper_mean.notna().any():
+        ax.bar(x + w / 2, table.paper_mean.astype(float), w, label="paper (mean)")
     ax.axhline(5, color="r", lw=0.8, ls="--", label="5% (failure)")
     ax.set(xticks=x, xticklabels=table.index, xlabel="bAbI task", ylabel="test error %", title=title)
-    ax.legend(fontsize=7); return ax
+    ax.legend(fontsize=7)
+    return ax

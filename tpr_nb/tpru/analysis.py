@@ -20,16 +20,19 @@ def tagged_sentences(split: str, vocab: Vocab, limit: int | None = None) -> list
     for toks, tags in zip(ds["tokens"][:limit], ds["upos"][:limit]):
         keep = [(ptb_token(t, vocab), u, t) for t, u in zip(toks, tags)]
         keep = [k for k in keep if k[0] is not None]
-        if keep: out.append(dict(ids=[vocab[k[0]] for k in keep], upos=[k[1] for k in keep], words=[k[2] for k in keep]))
+        if keep:
+            out.append(dict(ids=[vocab[k[0]] for k in keep], upos=[k[1] for k in keep], words=[k[2] for k in keep]))
     return out
 
 @torch.no_grad()
 def selected_roles(model, sents: list[dict], eos: int, layer: int = 0, batch_size: int = 64) -> list[list[int]]:
     "$\\beta_t$ of `layer` at every word: the model reads `<eos> w_1 ... w_n` and the filler after reading $w_t$ is kept."
-    model.eval(); out = []
+    model.eval()
+    out = []
     for i in range(0, len(sents), batch_size):
         chunk = sents[i: i + batch_size]
-        x, _ = pad([[eos] + s["ids"] for s in chunk])          # right padding: a causal model's real steps are unaffected
+        # right padding: a causal model's real steps are unaffected
+        x, _ = pad([[eos] + s["ids"] for s in chunk])
         _, _, fills = model(x, return_fillers=True)
         beta = fills[layer][:, 1:].argmax(-1)
         out += [beta[j, : len(s["ids"])].tolist() for j, s in enumerate(chunk)]

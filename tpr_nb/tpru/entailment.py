@@ -36,14 +36,16 @@ def parse(s: str):
     def formula():
         nonlocal i
         if i >= len(s): fail("unexpected end")
-        c = s[i]; i += 1
+        c = s[i]
+        i += 1
         if c in LETTERS: return c
         if c == "~": return ("~", formula())
         if c != "(": fail(f"unexpected {c!r}")
         left = formula()
         if i < len(s) and s[i] == ")": i += 1; return left           # a parenthesised formula, as in ~(p)
         if i >= len(s) or s[i] not in BINARY: fail("expected one of &|>")
-        op = s[i]; i += 1
+        op = s[i]
+        i += 1
         right = formula()
         if i >= len(s) or s[i] != ")": fail("expected ')'")
         i += 1
@@ -91,19 +93,22 @@ def entails(a: str, b: str, chunk: int = 20) -> bool:
     low, high = vs[:chunk], vs[chunk:]
     mask = (1 << 2 ** len(low)) - 1
     world = dict(zip(low, _columns(len(low))))
-    for k in range(2 ** len(high)):                    # one pass per assignment of the variables beyond `chunk`
+    # one pass per assignment of the variables beyond `chunk`
+    for k in range(2 ** len(high)):
         world.update({v: mask if k >> j & 1 else 0 for j, v in enumerate(high)})
         if evaluate(ta, world, mask) & ~evaluate(tb, world, mask): return False
     return True
 
 # %% ../../nbs/tpru/01_entailment.ipynb #384fb900
-OPS_A = {3: 48, 4: 434, 5: 654, 6: 765, 7: 739, 8: 750, 9: 820, 10: 790}       # connectives of A in validate.txt
+# connectives of A in validate.txt
+OPS_A = {3: 48, 4: 434, 5: 654, 6: 765, 7: 739, 8: 750, 9: 820, 10: 790}
 OPS_B = {1: 3, 2: 97, 3: 464, 4: 601, 5: 671, 6: 669, 7: 654, 8: 632, 9: 632, 10: 577}  # ... and of B
 
 def random_formula(n_ops: int, letters: str, rng: random.Random):
     "A random tree with exactly `n_ops` connectives over `letters` (Main.hs `gen_f`)."
     if n_ops == 0: return rng.choice(letters)
-    op, k = rng.choice(OPERATORS), rng.randint(0, n_ops - 1)      # k: the left subtree's share of the other n_ops - 1
+    # k: the left subtree's share of the other n_ops - 1
+    op, k = rng.choice(OPERATORS), rng.randint(0, n_ops - 1)
     if op == "~": return ("~", random_formula(n_ops - 1, letters, rng))
     return (op, random_formula(k, letters, rng), random_formula(n_ops - 1 - k, letters, rng))
 
@@ -126,7 +131,9 @@ def four_tuples(pairs: list[tuple]) -> list[tuple]:
         a, b, ta, tb = rest.pop(0)
         for j, (a2, b2, ta2, tb2) in enumerate(rest):
             if ta & ~tb2 and ta2 & ~tb:
-                out.append((a, b, a2, b2)); del rest[j]; break
+                out.append((a, b, a2, b2))
+                del rest[j]
+                break
     return out
 
 def canonical(a: str, b: str) -> str:
@@ -145,7 +152,8 @@ def generate_pairs(n: int, seed: int = 0, max_vars: int = 10, ops: tuple[int, in
             quad = [(a1, b1, 1), (a2, b2, 1), (a1, b2, 0), (a2, b1, 0)]
             if exclude and any(canonical(a, b) in exclude for a, b, _ in quad): continue
             rows += quad
-    rows = rows[:n]; rng.shuffle(rows)
+    rows = rows[:n]
+    rng.shuffle(rows)
     return Dataset.from_dict({"A": [r[0] for r in rows], "B": [r[1] for r in rows], "label": [r[2] for r in rows]})
 
 # %% ../../nbs/tpru/01_entailment.ipynb #dee7010e
@@ -196,9 +204,11 @@ TOKEN_IDS = {t: i for i, t in enumerate(ENTAILMENT_TOKENS)}
 def encode(s: str) -> list[int]:
     "Token ids of a formula, one per character."
     try: return [TOKEN_IDS[c] for c in s]
-    except KeyError as e: raise ValueError(f"symbol {e.args[0]!r} of {s!r} is not in ENTAILMENT_TOKENS") from None
+    except KeyError as e:
+        raise ValueError(f"symbol {e.args[0]!r} of {s!r} is not in ENTAILMENT_TOKENS") from None
 
-def entailment_batches(ds, batch_size: int, shuffle: bool = True, seed: int = 0, permute: bool = False, pool: int = 50) -> list[dict]:
+def entailment_batches(ds, batch_size: int, shuffle: bool = True, seed: int = 0, permute: bool = False,
+                       pool: int = 50) -> list[dict]:
     "Padded batches of a table with columns A, B, label: LongTensors `a`, `b`, `a_len`, `b_len`, `label`; `pool` as in `bucket_batches` (1: uniformly random batches)."
     A, B, y = list(ds["A"]), list(ds["B"]), list(ds["label"])
     if permute:
@@ -206,6 +216,7 @@ def entailment_batches(ds, batch_size: int, shuffle: bool = True, seed: int = 0,
         A, B = map(list, zip(*(permute_variables(a, b, rng) for a, b in zip(A, B)))) if A else (A, B)
     out = []
     for idx in bucket_batches([max(len(a), len(b)) for a, b in zip(A, B)], batch_size, shuffle, seed, pool):
-        a, a_len = pad([encode(A[i]) for i in idx]); b, b_len = pad([encode(B[i]) for i in idx])
+        a, a_len = pad([encode(A[i]) for i in idx])
+        b, b_len = pad([encode(B[i]) for i in idx])
         out.append(dict(a=a, b=b, a_len=a_len, b_len=b_len, label=torch.tensor([y[i] for i in idx])))
     return out

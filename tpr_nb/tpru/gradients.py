@@ -22,7 +22,8 @@ def _parts(cell: TPRUCell, x: Tensor, b: Tensor) -> dict:
         pre = f_b + cell.b_b
         ft = torch.relu(pre) + torch.relu(f_x + cell.b_x)
         s, f = (ft * ft).sum(), square_normalise(ft, cell.eps)
-        I = torch.eye(len(f), dtype=f.dtype)                    # below the floor eps, s is the constant eps: f = ft^2 / eps
+        # below the floor eps, s is the constant eps: f = ft^2 / eps
+        I = torch.eye(len(f), dtype=f.dtype)
         dfdft, S = ((2 / s) * (I - f[:, None]) if s > cell.eps else (2 / cell.eps) * I) * ft[None, :], (pre > 0).to(f)
     else:
         ft = f_b + f_x
@@ -50,14 +51,16 @@ def paper_step_jacobian(cell: TPRUCell, x: Tensor, b: Tensor) -> Tensor:
     f_b, g = p["f_b"], p["g"]
     J = torch.diag(f_b) - torch.outer(f_b, f_b)
     ft = p["ft"]
-    N = torch.diag(torch.where(ft > 0, 2 / ft.clamp_min(1e-300), torch.zeros_like(ft)))   # 2/f~, set to 0 where f~ = 0 (inf as printed)
+    # 2/f~, set to 0 where f~ = 0 (inf as printed)
+    N = torch.diag(torch.where(ft > 0, 2 / ft.clamp_min(1e-300), torch.zeros_like(ft)))
     S = torch.diag((f_b > 0).to(f_b))
     dbt = p["R"] @ J @ N @ S @ p["U"].T @ cell.V_b
     return (p["bt"] * g * (1 - g))[:, None] * cell.W_b + g[:, None] * dbt + torch.diag(1 - g)
 
 def autograd_jacobian(cell: TPRUCell, x: Tensor, b: Tensor) -> Tensor:
     "$\\partial b_t/\\partial b_{t-1}$ by autograd through the plain step (not `TPRUScan`'s written-out backward), for checking."
-    with time_loop("autograd"): return torch.autograd.functional.jacobian(lambda bb: cell(x[None], bb[None])[0], b)
+    with time_loop("autograd"):
+        return torch.autograd.functional.jacobian(lambda bb: cell(x[None], bb[None])[0], b)
 
 # %% ../../nbs/tpru/02_gradients.ipynb #74800d99
 def random_cell(variant: str = "ours", d: int = 16, d_in: int = 8, n_roles: int = 12, seed: int = 0) -> TPRUCell:
@@ -93,7 +96,8 @@ def jacobian_norms(cell: nn.Module, xs: Tensor, state: Tensor | None = None) -> 
     return torch.stack(norms)
 
 # %% ../../nbs/tpru/02_gradients.ipynb #8b2cf299
-def gradient_flow(d: int = 64, d_in: int = 64, n_roles: int = 64, T: int = 60, n_seqs: int = 4, seed: int = 0) -> dict:
+def gradient_flow(d: int = 64, d_in: int = 64, n_roles: int = 64, T: int = 60, n_seqs: int = 4,
+                  seed: int = 0) -> dict:
     "Median over random input sequences of $\\|\\partial s_T/\\partial s_1\\|_2$ per T for each TPRU variant, the GRU and the LSTM."
     out = {}
     makers = {**{v: (lambda v=v: TPRUCell(d_in, d, n_roles, variant=v)) for v in VARIANTS},

@@ -27,30 +27,29 @@ __all__ = ['HEADS', 'ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL_DEFAULTS', 'ENTAIL',
            'BIDAF_FIXED', 'BIDIRECTIONAL_FIXED', 'make_rnn', 'Encoder', 'stack_pair', 'max_pool', 'EntailmentModel',
            'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec', 'classify', 'grad_norm', 'accuracies',
            'entail_setting', 'entail_train_config', 'entail_model', 'run_entailment', 'mean_nll', 'lm_model',
-           'lm_train_config', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs', 'search_lr', 'bracketed', 'load_rnnlm',
-           'encoder_cells', 'bidirectional_encoder', 'bidaf_encoder', 'bidaf_second_input', 'tpru_biases', 'tpru_init',
-           'role_basis', 'entail_embedding', 'classifier_input', 'classifier_head', 'entail_batching',
-           'entail_optimizer', 'entail_clipping', 'entail_selection', 'entail_training_data', 'table2_param_rule',
-           'lm_layers', 'lm_output_layer', 'lm_embedding_init', 'lm_biases', 'lm_optimizer', 'lm_clipping',
-           'lm_selection']
+           'lm_train_config', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs', 'search_lr', 'bracketed', 'load_rnnlm']
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
-def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0,
+def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2,
+             dropout: float = 0.0,
              bidirectional: bool = False, bias: bool = False) -> nn.Module:
     "A batch-first `nn.GRU`, `nn.LSTM` or `TPRU` ('tpru' or 'tpru-mod1/2/3') with the same calling convention; `bias`: the TPRU's maps get biases (the GRU and LSTM always have them)."
     kw = dict(batch_first=True, dropout=dropout, bidirectional=bidirectional)
     if kind == "gru": return nn.GRU(d_in, d, num_layers, **kw)
     if kind == "lstm": return nn.LSTM(d_in, d, num_layers, **kw)
     if kind.startswith("tpru"):
-        return TPRU(d_in, d, n_roles, num_layers, n_slices=n_slices, variant=kind.partition("-")[2] or "ours", bias=bias, **kw)
+        return TPRU(d_in, d, n_roles, num_layers, n_slices=n_slices,
+                    variant=kind.partition("-")[2] or "ours", bias=bias, **kw)
     raise ValueError(f"unknown encoder {kind!r}: use gru, lstm, tpru or tpru-mod1/2/3")
 
 class Encoder(nn.Module):
     "A batch-first recurrent encoder ('gru', 'lstm', 'tpru' or 'tpru-mod1/2/3') called as `enc(x, lengths) -> (outputs, fillers or None)`."
-    def __init__(self, kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2, dropout: float = 0.0,
+    def __init__(self, kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1,
+                 num_layers: int = 2, dropout: float = 0.0,
                  bidirectional: bool = False, bias: bool = False):
         super().__init__()
-        self.kind, self.rnn = kind, make_rnn(kind, d_in, d, n_roles, n_slices, num_layers, dropout, bidirectional, bias)
+        self.kind, self.rnn = kind, make_rnn(kind, d_in, d, n_roles, n_slices, num_layers, dropout,
+                                             bidirectional, bias)
 
     def forward(self, x: Tensor, lengths: Tensor, return_fillers: bool = False):
         if isinstance(self.rnn, TPRU):
@@ -71,22 +70,27 @@ def max_pool(out: Tensor, lengths: Tensor) -> Tensor:
     "Max over the real time steps of `out` (B, T, d)."
     return out.masked_fill(~length_mask(lengths.to(out.device), out.shape[1])[..., None], float("-inf")).amax(1)
 
-HEADS = ("two_logits", "reference")   # the classifier's last layer: two logits, or the reference's one logit (classifier.py)
+# the classifier's last layer: two logits, or the reference's one logit (classifier.py)
+HEADS = ("two_logits", "reference")
 
 class EntailmentModel(nn.Module):
     "The plain architecture: shared embedding and encoder (`num_layers` deep, two in the paper; `bidirectional` as the reference's launch scripts ask), max-pool, [u; v; |u-v|; u*v], MLP with one hidden ReLU layer."
-    def __init__(self, kind: str, vocab_size: int, d: int = 64, n_roles: int = 512, n_slices: int = 1, hidden: int = 64,
+    def __init__(self, kind: str, vocab_size: int, d: int = 64, n_roles: int = 512, n_slices: int = 1,
+                 hidden: int = 64,
                  dropout: float = 0.0, num_layers: int = 2, bidirectional: bool = False, bias: bool = False, head: str = "two_logits"):
         super().__init__()
         if head not in HEADS: raise ValueError(f"head must be one of {HEADS}, not {head!r}")
         self.emb, self.head = nn.Embedding(vocab_size, d, padding_idx=0), head
         self.enc = self.make_encoder(kind, d, n_roles, n_slices, num_layers, dropout, bidirectional, bias)
         width = 2 * d if bidirectional else d                      # u and v: max-pooled encoder outputs
-        self.mlp = nn.Sequential(nn.Linear(4 * width, hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(hidden, 2 if head == "two_logits" else 1))
-        if head == "reference":                                    # classifier.py: Kaiming-uniform weights, zero biases
+        self.mlp = nn.Sequential(nn.Linear(4 * width, hidden), nn.ReLU(), nn.Dropout(dropout),
+                                 nn.Linear(hidden, 2 if head == "two_logits" else 1))
+        # classifier.py: Kaiming-uniform weights, zero biases
+        if head == "reference":
             for l in (self.mlp[0], self.mlp[3]): nn.init.kaiming_uniform_(l.weight); nn.init.zeros_(l.bias)
 
-    def make_encoder(self, kind, d, n_roles, n_slices, num_layers, dropout, bidirectional=False, bias=False) -> nn.Module:
+    def make_encoder(self, kind, d, n_roles, n_slices, num_layers, dropout, bidirectional=False,
+                     bias=False) -> nn.Module:
         return Encoder(kind, d, d, n_roles, n_slices, num_layers, dropout, bidirectional, bias)
 
     def encode(self, ids: Tensor, lengths: Tensor) -> Tensor:
@@ -106,19 +110,24 @@ class EntailmentModel(nn.Module):
 def attention_flow(h: Tensor, u: Tensor, h_len: Tensor, u_len: Tensor, w: Tensor) -> Tensor:
     "Seo et al.'s bidirectional attention from `h` (B, T, d) to `u` (B, J, d): $G = [h; \\tilde u; h \\circ \\tilde u; h \\circ \\tilde h]$ (B, T, 4d)."
     d = h.shape[-1]
-    S = (h @ w[:d])[:, :, None] + (u @ w[d:2 * d])[:, None, :] + (h * w[2 * d:]) @ u.transpose(1, 2)   # B, T, J
+    # B, T, J
+    S = (h @ w[:d])[:, :, None] + (u @ w[d:2 * d])[:, None, :] + (h * w[2 * d:]) @ u.transpose(1, 2)
     S = S.masked_fill(~length_mask(u_len, u.shape[1])[:, None, :], float("-inf"))
-    u_att = S.softmax(-1) @ u                                                   # context to query: one u~ per t
+    # context to query: one u~ per t
+    u_att = S.softmax(-1) @ u
     m = S.amax(-1).masked_fill(~length_mask(h_len, h.shape[1]), float("-inf"))
-    h_att = (m.softmax(-1)[:, None, :] @ h).expand_as(h)                        # query to context: one h~, tiled
+    # query to context: one h~, tiled
+    h_att = (m.softmax(-1)[:, None, :] @ h).expand_as(h)
     return torch.cat([h, u_att, h * u_att, h * h_att], -1)
 
 class BiDAFEncoder(nn.Module):
     "Two one-layer encoders of one kind with `attention_flow` between them, called like `Encoder` on a pair stacked in 2B rows (the first B attend to the last B and back): `enc(x, lengths) -> (outputs, None)`; `bidirectional`: both layers read both ways ($2d$ wide)."
-    def __init__(self, kind: str, d: int, n_roles: int = 64, n_slices: int = 1, dropout: float = 0.0, bias: bool = False,
+    def __init__(self, kind: str, d: int, n_roles: int = 64, n_slices: int = 1, dropout: float = 0.0,
+                 bias: bool = False,
                  bidirectional: bool = False):
         super().__init__()
-        w = 2 * d if bidirectional else d                                       # the width of a layer's outputs
+        # the width of a layer's outputs
+        w = 2 * d if bidirectional else d
         self.first = Encoder(kind, d, d, n_roles, n_slices, 1, bidirectional=bidirectional, bias=bias)
         self.second = Encoder(kind, 4 * w, d, n_roles, n_slices, 1, bidirectional=bidirectional, bias=bias)
         self.w, self.dropout = nn.Parameter(torch.empty(3 * w).uniform_(-1 / math.sqrt(3 * w), 1 / math.sqrt(3 * w))), dropout
@@ -130,8 +139,11 @@ class BiDAFEncoder(nn.Module):
 
 class BiDAFModel(EntailmentModel):
     "App. C.2: the plain classifier with a `BiDAFEncoder` (two layers, as in the paper) in place of the stacked encoder."
-    def make_encoder(self, kind, d, n_roles, n_slices, num_layers, dropout, bidirectional=False, bias=False) -> nn.Module:
-        if num_layers != 2: raise ValueError(f"BiDAF has two recurrent layers, with the attention between them; num_layers={num_layers}")
+    def make_encoder(self, kind, d, n_roles, n_slices, num_layers, dropout, bidirectional=False,
+                     bias=False) -> nn.Module:
+        if num_layers != 2:
+            raise ValueError("BiDAF has two recurrent layers, with the attention between them; "
+                             f"num_layers={num_layers}")
         return BiDAFEncoder(kind, d, n_roles, n_slices, dropout, bias, bidirectional)
 
     def encode_pair(self, b: dict) -> tuple[Tensor, Tensor]:
@@ -144,7 +156,8 @@ ARCHS = dict(plain=EntailmentModel, bidaf=BiDAFModel)
 # %% ../../nbs/tpru/03_training.ipynb #dc34dd7e
 class RNNLM(nn.Module):
     "A two-layer language model with tied embeddings around a TPRU, GRU or LSTM; `forward(ids, state) -> (logits, state)`."
-    def __init__(self, kind: str, vocab_size: int, d: int, n_roles: int = 64, n_layers: int = 2, dropout: float = 0.0, bias: bool = False):
+    def __init__(self, kind: str, vocab_size: int, d: int, n_roles: int = 64, n_layers: int = 2,
+                 dropout: float = 0.0, bias: bool = False):
         super().__init__()
         self.kind, self.emb, self.drop = kind, nn.Embedding(vocab_size, d), nn.Dropout(dropout)
         nn.init.uniform_(self.emb.weight, -0.05, 0.05)
@@ -167,24 +180,28 @@ def parse_spec(name: str) -> tuple[str, int, int]:
     if name in ("gru", "lstm"): return name, 0, 1
     kind, _, size = name.rpartition("-")
     roles, _, slices = size.partition("x")
-    if not kind.startswith("tpru") or not roles.isdigit(): raise ValueError(f"bad model name {name!r}: e.g. gru, lstm, tpru-512, tpru-8x8, tpru-mod1-64")
+    if not kind.startswith("tpru") or not roles.isdigit():
+        raise ValueError(f"bad model name {name!r}: e.g. gru, lstm, tpru-512, tpru-8x8, tpru-mod1-64")
     return kind, int(roles), int(slices or 1)
 
 @torch.no_grad()
 def classify(model: nn.Module, batches: list[dict]) -> dict:
     "Accuracy and mean cross-entropy over `batches`."
-    model.eval(); dev = next(model.parameters()).device
+    model.eval()
+    dev = next(model.parameters()).device
     right, loss, n = 0, 0.0, 0
     for b in batches:
         b = to_device(b, dev)
         logits = model(b)
-        right += (logits.argmax(-1) == b["label"]).sum().item(); n += len(b["label"])
+        right += (logits.argmax(-1) == b["label"]).sum().item()
+        n += len(b["label"])
         loss += Fn.cross_entropy(logits, b["label"], reduction="sum").item()
     return dict(acc=right / n, loss=loss / n)
 
 def grad_norm(model: nn.Module, batch: dict) -> float:
     "The norm of the loss gradient on one batch (for watching stability; leaves `.grad` untouched)."
-    model.train(); dev = next(model.parameters()).device
+    model.train()
+    dev = next(model.parameters()).device
     with torch.enable_grad():
         b = to_device(batch, dev)
         ps = [p for p in model.parameters() if p.requires_grad]
@@ -192,7 +209,8 @@ def grad_norm(model: nn.Module, batch: dict) -> float:
     return torch.sqrt(sum((g * g).sum() for g in gs if g is not None)).item()
 
 TEST_SETS = ("test_easy", "test_hard", "test_big", "test_massive", "test_exam")
-SPLITS = {"val": "validate", "easy": "test_easy", "hard": "test_hard", "big": "test_big", "massive": "test_massive", "exam": "test_exam"}
+SPLITS = {"val": "validate", "easy": "test_easy", "hard": "test_hard", "big": "test_big",
+          "massive": "test_massive", "exam": "test_exam"}
 
 def accuracies(r: dict) -> dict:
     "A `run_entailment` record's validation and test accuracies in %, keyed by the short names of `SPLITS` (Table 2's columns)."
@@ -220,8 +238,10 @@ def entail_model(name: str, c: Config) -> nn.Module:
     arch = entail_setting(c, "arch")
     if arch not in ARCHS: raise ValueError(f"unknown architecture {arch!r}: use one of {list(ARCHS)}")
     kw = dict(bidirectional=entail_setting(c, "bidirectional"))
-    kw.update({k: c[k] for k in ("bias", "head") if k in c})     # absent: the constructor's default, as the committed units were built
-    return build(ARCHS[arch], kind, len(ent.ENTAILMENT_TOKENS), c.d, n_roles or 1, n_slices, c.hidden, c.dropout,
+    # absent: the constructor's default, as the committed units were built
+    kw.update({k: c[k] for k in ("bias", "head") if k in c})
+    return build(ARCHS[arch], kind, len(ent.ENTAILMENT_TOKENS), c.d, n_roles or 1, n_slices, c.hidden,
+                 c.dropout,
                  entail_setting(c, "layers"), info=dict(tokens=list(ent.ENTAILMENT_TOKENS)), **kw)
 
 def run_entailment(name: str, seed: int, c: Config, train=None, out_dir: str | None = None) -> dict:
@@ -230,20 +250,24 @@ def run_entailment(name: str, seed: int, c: Config, train=None, out_dir: str | N
     parse_spec(name)                                               # a bad name fails before the data is built
     train = train if train is not None else ent.train_split(c.n_train, seed=c.data_seed)
     valid = ent.entailment_batches(_split("validate", c.n_valid), c.eval_batch_size, shuffle=False)
-    probe = ent.entailment_batches(train.select(range(min(c.n_probe, len(train)))), c.eval_batch_size, shuffle=False)
+    probe = ent.entailment_batches(train.select(range(min(c.n_probe, len(train)))), c.eval_batch_size,
+                                   shuffle=False)
     cfg = entail_train_config(c, seed, out_dir)
     def evaluate(m):
         v, p = classify(m, valid), classify(m, probe)
-        return dict(acc=v["acc"], valid_loss=v["loss"], train_acc=p["acc"], train_loss=p["loss"], grad_norm=grad_norm(m, probe[0]))
+        return dict(acc=v["acc"], valid_loss=v["loss"], train_acc=p["acc"], train_loss=p["loss"],
+                    grad_norm=grad_norm(m, probe[0]))
     def loss(m, b): return Fn.cross_entropy(m(b), b["label"]), {}
     layers, arch, bi, pool = (entail_setting(c, k) for k in ("layers", "arch", "bidirectional", "pool"))
     tag = repr((name, arch, layers, bi, c.d, c.hidden, c.dropout, c.n_train, c.data_seed, c.permute))
-    if extra := {k: c[k] for k in ("bias", "head", "pool") if k in c}: tag += repr(extra)   # older runs' tags (checkpoints) unchanged
+    # older runs' tags (checkpoints) unchanged
+    if extra := {k: c[k] for k in ("bias", "head", "pool") if k in c}: tag += repr(extra)
     model, hist = fit(lambda s: entail_model(name, c),
                       lambda ep: ent.entailment_batches(train, c.batch_size, shuffle=True, seed=seed * 1000 + ep, permute=c.permute, pool=pool),
                       loss, evaluate, cfg, tag=tag)
     tests = {s: classify(model, ent.entailment_batches(_split(s, c.n_test), c.eval_batch_size, shuffle=False))["acc"] for s in TEST_SETS}
-    return dict(name=name, seed=seed, arch=arch, layers=layers, bidirectional=bi, **extra, params=count_params(model), encoder_params=count_params(model.enc), steps=hist[-1]["step"],
+    return dict(name=name, seed=seed, arch=arch, layers=layers, bidirectional=bi, **extra,
+                params=count_params(model), encoder_params=count_params(model.enc), steps=hist[-1]["step"],
                 wall_s=time.time() - t0, lr=c.lr, valid_acc=max(h["acc"] for h in hist), test=tests, history=hist,
                 train_source=train.info.description)
 
@@ -256,12 +280,14 @@ def mean_nll(model: nn.Module, batches: list[dict]) -> float:
 def lm_model(name: str, vocab_size: int, c: Config, info: dict | None = None) -> RNNLM:
     "The language model of run `name` ('lstm', 'gru', 'tpru-N') under row `c`: two layers, `c.d` wide, tied; the TPRU's maps with biases if `c.bias`."
     kind, n_roles, _ = parse_spec(name)
-    kw = dict(bias=c.bias) if "bias" in c else {}                   # absent: the constructor's default, as the cached runs were built
+    # absent: the constructor's default, as the cached runs were built
+    kw = dict(bias=c.bias) if "bias" in c else {}
     return build(RNNLM, kind, vocab_size, c.d, n_roles or 1, 2, c.dropout, info=info, **kw)
 
 def lm_train_config(c: Config, seed: int = 0, steps: int | None = None):
     "The `TrainConfig` of one language-model run: the row's rate and clipping, the rate times `c.decay` at each evaluation without a better validation perplexity, the best kept."
-    return train_config(c, seed, names=dict(plateau_factor="decay"), max_steps=steps or c.max_steps, monitor="ppl")
+    return train_config(c, seed, names=dict(plateau_factor="decay"), max_steps=steps or c.max_steps,
+                        monitor="ppl")
 
 def run_lm(name: str, seed: int, c: Config) -> dict:
     "Train one Table 4 model ('lstm', 'gru', 'tpru-N') on `c.corpus` (ptb or wikitext-2) for `c.max_steps` steps, or `c.epochs` passes over the training windows when set; its size, history, valid/test perplexity and weights."
@@ -272,7 +298,8 @@ def run_lm(name: str, seed: int, c: Config) -> dict:
     cfg = lm_train_config(c, seed, c.max_steps if c.epochs is None else c.epochs * len(train))
     evaluate = lambda m: dict(ppl=perplexity(m, ev["valid"]), train_nll=mean_nll(m, probe))
     model, hist = fit(lambda s: lm_model(name, len(vocab), c, info=dict(vocab=list(vocab.itos))), lambda ep: train, StreamLoss(), evaluate, cfg)
-    return dict(name=name, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0, lr=c.lr,
+    return dict(name=name, seed=seed, params=count_params(model), steps=hist[-1]["step"],
+                wall_s=time.time() - t0, lr=c.lr,
                 valid_ppl=min(h["ppl"] for h in hist), test_ppl=perplexity(model, ev["test"]), history=hist,
                 state={k: v.cpu() for k, v in model.state_dict().items()})
 
@@ -292,7 +319,8 @@ def tried_lrs(runs: list[dict]) -> dict:
     for r in runs: lrs.setdefault(r["name"], set()).add(r["lr"])
     return {n: sorted(v) for n, v in lrs.items()}
 
-def search_lr(train: Callable[[list[dict]], list[dict]], names: list[str], grid: list[float], seeds: list[int],
+def search_lr(train: Callable[[list[dict]], list[dict]], names: list[str], grid: list[float],
+              seeds: list[int],
               extend: int = 2, factor: float = 2.0, key: str = "valid_ppl", mode: str = "min") -> list[dict]:
     "Runs of every model at every rate of `grid`, plus, while a model's kept rate (`select_lr` by `key`, `mode`) is the lowest or highest it has tried, the next rate beyond it (÷ or × `factor`), at most `extend` more; `train(jobs)` trains dicts of name, lr, seed and returns records with name, lr and `key`."
     runs = train([dict(name=n, lr=lr, seed=s) for n in names for lr in grid for s in seeds])
@@ -313,10 +341,13 @@ def bracketed(runs: list[dict], key: str = "valid_ppl", mode: str = "min") -> di
 
 def load_rnnlm(run: dict, vocab_size: int, c: Config) -> RNNLM:
     "The model of a language-model run, in eval mode."
-    m = lm_model(run["name"], vocab_size, c); m.load_state_dict(run["state"]); return m.eval()
+    m = lm_model(run["name"], vocab_size, c)
+    m.load_state_dict(run["state"])
+    return m.eval()
 
 # %% ../../nbs/tpru/03_training.ipynb #1a04bb0a
-ENTAIL = dict(   # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2's per-model search of the Adam rate, as LANG's;
+# lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2's per-model search of the Adam rate, as LANG's;
+ENTAIL = dict(
                  # one_layer: models trained again with a one-layer encoder at their kept rate (10's depth diagnostic)
     common=dict(d=64, hidden=64, dropout=0.0, lr=1e-3, lr_grid=[1e-3], lr_extend=0, clip_norm=5.0, batch_size=64, eval_batch_size=256, permute=True, data_seed=0,
                 n_valid=None, n_test=None, n_probe=2000, seeds=[0], workers=2,
@@ -339,12 +370,15 @@ ENTAIL = dict(   # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2
 )
 # the settings that shape one `run_entailment` unit (its key); the lists of models and the search do not. Those after
 # "bidirectional" are set in the full row only (or not at all), so the keys of the committed long units do not change
-ENTAIL_UNIT = ("d", "hidden", "dropout", "lr", "clip_norm", "batch_size", "eval_batch_size", "permute", "data_seed", "n_train", "n_valid",
+ENTAIL_UNIT = ("d", "hidden", "dropout", "lr", "clip_norm", "batch_size", "eval_batch_size", "permute",
+               "data_seed", "n_train", "n_valid",
                "n_test", "n_probe", "max_steps", "eval_every", "patience", "time_budget_s", "layers", "arch", "bidirectional",
                "bias", "head", "pool", "optimizer", "clip_value")
-ENTAIL_UNITS = Units(run_entailment, ENTAIL_UNIT, names=lambda c: list(dict.fromkeys(c.kinds + c.sweep + c.slices)),
+ENTAIL_UNITS = Units(run_entailment, ENTAIL_UNIT,
+                     names=lambda c: list(dict.fromkeys(c.kinds + c.sweep + c.slices)),
                      varies=("lr",))   # 10_entailment's: a model and a seed, at a searched Adam rate
-LANG = dict(   # lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end;
+# lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end;
+LANG = dict(
                # nll_epochs: length of Fig. 4's runs without dropout (None: max_steps); extra_seeds: seeds trained again at each model's kept rate
                # (after the search on `seeds`), for the claims' means
                # epochs: a run's length in passes over the training windows (None: max_steps)
@@ -360,181 +394,6 @@ LANG = dict(   # lr_grid: the Adam rates searched per model, extended by up to l
     full=dict(d=1024, dropout=0.5, max_steps=84_992, eval_every=1_328, patience=None, clip_norm=10.0, bias=True, seeds=[0, 1, 2],
               kinds=["lstm", "gru", "tpru-1024"], lr_grid=[5e-4, 1e-3, 2e-3]),
 )
-
-# %% ../../nbs/tpru/03_training.ipynb #6323ada2
-from ..protocol import protocol_fact
-from ..data import DataMissingError, locate
-from .cell import TPRUCell, paper_rule_params
-
-BIDAF_FIXED = dict(arch="bidaf")                        # what 14_bidaf fixes over ENTAIL's row (the direction is the row's)
+# what 14_bidaf fixes over ENTAIL's row (the direction is the row's)
+BIDAF_FIXED = dict(arch="bidaf")
 BIDIRECTIONAL_FIXED = dict(bidirectional=True)          # what 15_bidirectional fixes over ENTAIL's row
-
-def _tpru(row, **fixed) -> nn.Module:
-    "A small TPRU entailment model ('tpru-4'), built as `run_entailment` builds it under `row` and `fixed`."
-    torch.manual_seed(0)
-    return entail_model("tpru-4", Config(row, **fixed))
-
-def _cells(m: nn.Module) -> list:
-    return [x for x in m.modules() if isinstance(x, TPRUCell)]
-
-def _shape(rnn: nn.Module, n_cells: int) -> str:
-    return f"{rnn.num_layers} layers x {rnn.dirs} direction{'s' if rnn.dirs > 1 else ''} ({n_cells} cells)"
-
-@protocol_fact
-def encoder_cells(row) -> str:
-    "The plain encoder's layers, directions and recurrent cells, read off a built model."
-    m = _tpru(row)
-    return _shape(m.enc.rnn, len(_cells(m)))
-
-@protocol_fact
-def bidirectional_encoder(row) -> str:
-    "`encoder_cells` with 15_bidirectional's fixed setting."
-    m = _tpru(row, **BIDIRECTIONAL_FIXED)
-    return _shape(m.enc.rnn, len(_cells(m)))
-
-@protocol_fact
-def bidaf_encoder(row) -> str:
-    "14_bidaf's encoder: two one-layer encoders with the attention flow between them; its directions and cells."
-    m = _tpru(row, **BIDAF_FIXED)
-    dirs = m.enc.first.rnn.dirs
-    return f"BiDAF, attention between 2 layers x {dirs} direction{'s' if dirs > 1 else ''} ({len(_cells(m))} cells)"
-
-@protocol_fact
-def bidaf_second_input(row) -> str:
-    "What 14_bidaf's second layer reads per step, in units of d, read off a built model."
-    m = _tpru(row, **BIDAF_FIXED)
-    return f"[h; u~; h*u~; h*h~] ({m.enc.second.rnn.cells[0].input_size // row['d']}d), Seo et al.'s trilinear similarity"
-
-def _biases(cells: list) -> str:
-    c = cells[0]
-    named = sorted(n for n, _ in c.named_parameters() if n.endswith("_bias"))
-    return f"on all {len(named)} maps, b_b = b_x = {c.b_b.item():g}" if named else f"none, b_b = b_x = {c.b_b.item():g}"
-
-def _init(cells: list) -> str:
-    fan_in = all(c.V_x.abs().max() <= c.input_size ** -0.5 and c.W_x.abs().max() <= c.input_size ** -0.5 for c in cells)
-    return "uniform +-1/sqrt(fan-in)" if fan_in else "uniform +-1/sqrt(d)"
-
-@protocol_fact
-def tpru_biases(row) -> str:
-    "Whether the TPRU's maps have biases, and where b_b and b_x start, read off a built model."
-    return _biases(_cells(_tpru(row)))
-
-@protocol_fact
-def tpru_init(row) -> str:
-    "How the TPRU's matrices start: within nn.Linear's 1/sqrt(fan-in) for every map, or at 1/sqrt(d) for all."
-    return _init(_cells(_tpru(row)))
-
-@protocol_fact
-def role_basis(row) -> str:
-    "The basis E: a fixed buffer drawn from N(0, 1), or learnt."
-    c = _cells(_tpru(row))[0]
-    fixed = "E" in dict(c.named_buffers()) and "E" not in dict(c.named_parameters())
-    return "N(0, 1), fixed" if fixed and 0.5 < c.E.std().item() < 1.5 else "other"
-
-@protocol_fact
-def entail_embedding(row) -> str:
-    "The symbol embedding: width, start and whether it trains."
-    e = _tpru(row).emb
-    normal = 0.7 < e.weight[1:].std().item() < 1.3 and e.padding_idx == 0
-    return f"{e.embedding_dim}-d, " + ("N(0, 1), padding row 0" if normal else "other") + (", trained" if e.weight.requires_grad else ", fixed")
-
-@protocol_fact
-def classifier_input(row) -> str:
-    "The classifier's input: the max over the real steps of the encoder's outputs for u and v, as [u; v; |u-v|; u*v], one hidden ReLU layer."
-    m = _tpru(row).eval()
-    ids, lengths = torch.tensor([[6, 7, 8], [9, 10, 0]]), torch.tensor([3, 2])
-    out = m.enc(m.emb(ids), lengths)[0]
-    pooled = torch.stack([out[0, :3].amax(0), out[1, :2].amax(0)])
-    ok = torch.allclose(m.encode(ids, lengths), pooled) and m.mlp[0].in_features == 4 * out.shape[-1] and isinstance(m.mlp[1], nn.ReLU)
-    return f"max-pool, [u; v; |u-v|; u*v], one hidden ReLU layer of {m.mlp[0].out_features}" if ok else "other"
-
-@protocol_fact
-def classifier_head(row) -> str:
-    "The classifier's last layer, loss and initialisation, read off a built model."
-    m = _tpru(row)
-    zero = not any(l.bias.any() for l in (m.mlp[0], m.mlp[3]))
-    if m.mlp[3].out_features == 1: return "one logit (binary cross-entropy), " + ("Kaiming-uniform, zero biases" if zero else "other init")
-    return "two logits (softmax cross-entropy), " + ("zero biases" if zero else "PyTorch's default init")
-
-@protocol_fact
-def entail_batching(row) -> str:
-    "How `run_entailment` draws its training batches."
-    pool = entail_setting(Config(row), "pool")
-    return "uniformly random batches" if pool == 1 else f"length-bucketed within pools of {pool} batches"
-
-def _clipping(cfg) -> str:
-    if cfg.clip_norm is not None: return f"norm at {cfg.clip_norm:g}"
-    return f"value at {cfg.clip_value:g}" if cfg.clip_value is not None else "none"
-
-@protocol_fact
-def entail_optimizer(row) -> str:
-    "The optimiser `run_entailment` trains with (`tpr_nb.optim.make_optimizer`'s name)."
-    return entail_train_config(Config(row)).optimizer
-
-@protocol_fact
-def entail_clipping(row) -> str:
-    "How `run_entailment` clips gradients."
-    return _clipping(entail_train_config(Config(row)))
-
-@protocol_fact
-def entail_selection(row) -> str:
-    "Which weights `run_entailment` keeps and tests."
-    cfg = entail_train_config(Config(row))
-    return f"the best validation {dict(acc='accuracy').get(cfg.monitor, cfg.monitor)} ({cfg.mode})"
-
-@protocol_fact
-def entail_training_data(row) -> str:
-    "The training pairs this machine has: Evans et al.'s train.txt, else the seeded stand-in of `n_train` pairs."
-    try: locate("logical_entailment", "train.txt", download_ok=False); return "train.txt (99,876 pairs)"
-    except DataMissingError: return f"generated stand-in, {row['n_train']:,} pairs"
-
-@protocol_fact
-def table2_param_rule(row) -> list:
-    "Table 2's counting rule (`paper_rule_params`) for the GRU, TPRU and LSTM encoders of the row, in thousands."
-    c = Config(row)
-    layers, bi = entail_setting(c, "layers"), entail_setting(c, "bidirectional")
-    return [round(paper_rule_params(k, c.d, layers, bi) / 1000, 1) for k in ("gru", "tpru", "lstm")]
-
-def _lm(row) -> RNNLM:
-    "A small TPRU language model built as `run_lm` builds it under `row` (d = 8, vocabulary of 12)."
-    torch.manual_seed(0)
-    return lm_model(next(k for k in row["kinds"] if k.startswith("tpru")), 12, Config(row, d=8, dropout=0.0))
-
-@protocol_fact
-def lm_layers(row) -> int:
-    "Recurrent layers of the language model."
-    return _lm(row).rnn.num_layers
-
-@protocol_fact
-def lm_output_layer(row) -> str:
-    "Whether the output layer is the input embedding (no other vocabulary-sized weight), and what lies between."
-    m = _lm(row)
-    own = [n for n, p in m.named_parameters() if p.dim() and p.shape[0] == 12 and n != "emb.weight"]
-    between = "no projection" if m.emb.embedding_dim == m.rnn.hidden_size and not any(isinstance(x, nn.Linear) for x in m.modules()) else "a projection"
-    return f"tied to the input embedding (d wide), {between}" if not own else "separate"
-
-@protocol_fact
-def lm_embedding_init(row) -> str:
-    "How the language model's embedding (and so its tied output layer) starts: the bound of its uniform start."
-    return f"uniform +-{_lm(row).emb.weight.abs().max().item():.2f}"
-
-@protocol_fact
-def lm_biases(row) -> str:
-    "`tpru_biases` of the language model's TPRU."
-    return _biases(_cells(_lm(row)))
-
-@protocol_fact
-def lm_optimizer(row) -> str:
-    "The optimiser `run_lm` trains with."
-    return lm_train_config(lm_config(Config(row), row["lr_grid"][0])).optimizer
-
-@protocol_fact
-def lm_clipping(row) -> str:
-    "How `run_lm` clips gradients."
-    return _clipping(lm_train_config(lm_config(Config(row), row["lr_grid"][0])))
-
-@protocol_fact
-def lm_selection(row) -> str:
-    "Which weights `run_lm` keeps and tests."
-    cfg = lm_train_config(lm_config(Config(row), row["lr_grid"][0]))
-    return "the lowest validation perplexity" if (cfg.monitor, cfg.mode) == ("ppl", "min") else f"{cfg.monitor} ({cfg.mode})"

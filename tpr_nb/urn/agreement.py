@@ -26,8 +26,8 @@ def tsv_rows(text: str, source: str, need, ints=()):
         if not any(v.strip() for v in row): continue
         r = dict(zip(head, row))
         if missing := [c for c in need if c not in r]:
-            raise ValueError(f"{source}, row {reader.line_num}: no {', '.join(missing)} ({len(row)} fields, the "
-                             f"header has {len(head)})")
+            raise ValueError(f"{source}, row {reader.line_num}: no {', '.join(missing)} ({len(row)} "
+                             f"fields, the header has {len(head)})")
         if bad := next((c for c in ints if not re.fullmatch(r"[+-]?\d+", r[c].strip())), None):
             raise ValueError(f"{source}, row {reader.line_num}: {bad} {r[bad]!r} is not an integer")
         yield reader.line_num, r
@@ -38,11 +38,13 @@ def load_linzen_testset() -> Dataset:
     sents = locate("linzen_agreement", base + ".text").read_text().splitlines()
     f = locate("linzen_agreement", base + ".gold")
     gold = [l.split("\t") for l in f.read_text().splitlines()]
-    for i, (s, g) in enumerate(zip(sents, gold), 1):          # checksummed; and checked row by row, so a change is named
+    # checksummed; and checked row by row, so a change is named
+    for i, (s, g) in enumerate(zip(sents, gold), 1):
         if len(g) != 4 or not (g[0].isdigit() and g[3].isdigit()) or not int(g[0]) < len(s.split()):
-            raise ValueError(f"{f}, row {i}: expected 'verb index<TAB>right<TAB>wrong<TAB>attractors' with the index inside "
-                             f"its sentence; got {g}")
-    if len(sents) != len(gold): raise ValueError(f"{f}: {len(gold)} rows for the {len(sents)} sentences of its .text file")
+            raise ValueError(f"{f}, row {i}: expected 'verb index<TAB>right<TAB>wrong<TAB>attractors' "
+                             f"with the index inside its sentence; got {g}")
+    if len(sents) != len(gold):
+        raise ValueError(f"{f}: {len(gold)} rows for the {len(sents)} sentences of its .text file")
     return Dataset.from_dict({"tokens": [s.split() for s in sents], "verb_index": [int(g[0]) for g in gold],
                               "right": [g[1] for g in gold], "wrong": [g[2] for g in gold],
                               "attractors": [int(g[3]) for g in gold]})
@@ -104,10 +106,12 @@ def parse_linzen_tsv(text: str, source: str = "<text>") -> list[dict]:
     "Instances from the text of Linzen et al.'s dependency TSV (read from `source`); a malformed row is an error naming `source` and the row."
     out = []
     cols = ("sentence", "verb_index", "verb_pos", "n_diff_intervening")
-    for i, row in tsv_rows(text, source, cols, ints=("verb_index", "n_diff_intervening")):     # the file has no published checksum
+    # the file has no published checksum
+    for i, row in tsv_rows(text, source, cols, ints=("verb_index", "n_diff_intervening")):
         words, v = row["sentence"].split(), int(row["verb_index"]) - 1
         if not 0 <= v < len(words):      # 1-based: 0 would put the verb (the label) into the prefix
-            raise ValueError(f"{source}, row {i}: verb_index {row['verb_index']} is outside the sentence (1..{len(words)}): {row['sentence'][:80]!r}")
+            raise ValueError(f"{source}, row {i}: verb_index {row['verb_index']} is outside the sentence "
+                             f"(1..{len(words)}): {row['sentence'][:80]!r}")
         if row["verb_pos"] not in ("VBZ", "VBP"): continue
         out.append(dict(prefix=[w.lower() for w in words[:v]], label=int(row["verb_pos"] == "VBP"),
                         attractors=int(row["n_diff_intervening"]), verb=words[v].lower()))
@@ -121,7 +125,8 @@ def linzen_corpus() -> list[dict]:
 # %% ../../nbs/urn/02_agreement.ipynb #b3857c70
 def agreement_vocab(instances: list[dict], min_count: int = 2) -> Vocab:
     "Lower-cased words of the training prefixes seen at least `min_count` times, with `<pad>` = 0 and `<unk>`."
-    return Vocab((w for x in instances for w in x["prefix"]), min_freq=min_count, specials=("<pad>",), unk="<unk>")
+    return Vocab((w for x in instances for w in x["prefix"]), min_freq=min_count, specials=("<pad>",),
+                 unk="<unk>")
 
 def agreement_tensors(instances: list[dict], vocab: Vocab, max_len: int = 50) -> dict:
     "`tokens` `(N, L)` right-padded, `lengths`, `labels`, `attractors` for a list of instances."

@@ -23,15 +23,18 @@ CLOSE_IDS = tuple(STOI[c] for c in CLOSE)
 def _completions(remaining: int, height: int, max_depth: int) -> int:
     if height < 0 or height > max_depth or height > remaining: return 0
     if remaining == 0: return 1
-    return _completions(remaining - 1, height + 1, max_depth) + _completions(remaining - 1, height - 1, max_depth)
+    return _completions(remaining - 1, height + 1, max_depth) + _completions(remaining - 1, height - 1,
+                                                                             max_depth)
 
 def dyck_shape(n_pairs: int, max_depth: int, rng: random.Random) -> list[bool]:
     "A uniformly random well-nested shape of `n_pairs` pairs with depth <= `max_depth`: True = open."
-    if max_depth < 1 or n_pairs < 1: raise ValueError(f"need n_pairs >= 1 and max_depth >= 1, got {n_pairs}, {max_depth}")
+    if max_depth < 1 or n_pairs < 1:
+        raise ValueError(f"need n_pairs >= 1 and max_depth >= 1, got {n_pairs}, {max_depth}")
     shape, h = [], 0
     for r in range(2 * n_pairs, 0, -1):
         up = rng.random() * _completions(r, h, max_depth) < _completions(r - 1, h + 1, max_depth)
-        shape.append(up); h += 1 if up else -1
+        shape.append(up)
+        h += 1 if up else -1
     return shape
 
 def dyck_string(n_pairs: int, max_depth: int, rng: random.Random, n_kinds: int = len(PAIRS)) -> str:
@@ -46,14 +49,18 @@ def dyck_string(n_pairs: int, max_depth: int, rng: random.Random, n_kinds: int =
 def check_brackets(s: str) -> str:
     "`s`, if every character is one of the bracket `SYMBOLS`; else an error naming the others."
     bad = sorted(set(s) - set(OPEN) - set(CLOSE))
-    if bad: raise ValueError(f"{s!r} has characters that are not brackets: {''.join(bad)!r} (brackets: {''.join(OPEN + CLOSE)!r})")
+    if bad:
+        raise ValueError(f"{s!r} has characters that are not brackets: {''.join(bad)!r} (brackets: "
+                         f"{''.join(OPEN + CLOSE)!r})")
     return s
 
 def depth(s: str) -> int:
     "Maximum nesting depth of a bracket string."
-    h = m = 0; check_brackets(s)
+    h = m = 0
+    check_brackets(s)
     for c in s:
-        h += 1 if c in OPEN else -1; m = max(m, h)
+        h += 1 if c in OPEN else -1
+        m = max(m, h)
     return m
 
 def is_dyck(s: str) -> bool:
@@ -91,5 +98,7 @@ def dyck_data(n: int, n_pairs: int = 10, max_depth: int = 3, seed: int = 0, n_ki
     attractors, distance, level = torch.full((n, L), -1), torch.full((n, L), -1), torch.full((n, L), -1)
     for r, w in enumerate(words):
         for i, a, d, l in closing_stats(w):
-            attractors[r, i], distance[r, i], level[r, i] = a, d, l      # the target at input position i is w[i]
-    return dict(tokens=tokens, targets=targets, attractors=attractors, distance=distance, level=level, words=words)
+            # the target at input position i is w[i]
+            attractors[r, i], distance[r, i], level[r, i] = a, d, l
+    return dict(tokens=tokens, targets=targets, attractors=attractors, distance=distance, level=level,
+                words=words)

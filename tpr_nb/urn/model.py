@@ -20,7 +20,8 @@ def n_generator_params(n: int) -> int:
 def skew(upper: Tensor, n: int) -> Tensor:
     "`(..., n(n-1)/2)` upper-triangle entries -> `(..., n, n)` skew-symmetric matrices (zero diagonal)."
     if upper.shape[-1] != n_generator_params(n):
-        raise ValueError(f"an {n}x{n} skew-symmetric matrix has {n_generator_params(n)} free entries, got {upper.shape[-1]}")
+        raise ValueError(f"an {n}x{n} skew-symmetric matrix has {n_generator_params(n)} free entries, "
+                         f"got {upper.shape[-1]}")
     i, j = torch.triu_indices(n, n, 1, device=upper.device)
     S = upper.new_zeros(*upper.shape[:-1], n, n)
     S[..., i, j] = upper
@@ -107,7 +108,8 @@ def composition_error(model: URN, phrase: Tensor) -> float:
 # %% ../../nbs/urn/00_model.ipynb #4d19fc61
 def rotation_angles(S: Tensor) -> Tensor:
     "The plane-rotation angles `theta_k >= 0` of `exp S` for skew-symmetric `S` `(..., n, n)`, largest first: `(..., n // 2)`."
-    theta = torch.linalg.eigvalsh(1j * S.to(torch.complex128)).real       # i S is Hermitian: eigenvalues +-theta_k
+    # i S is Hermitian: eigenvalues +-theta_k
+    theta = torch.linalg.eigvalsh(1j * S.to(torch.complex128)).real
     return theta.flip(-1)[..., : S.shape[-1] // 2].to(S.dtype)
 
 def mean_turn(Q: Tensor, s: Tensor) -> Tensor:

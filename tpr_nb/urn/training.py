@@ -22,25 +22,23 @@ from .dyck import dyck_data, CLOSE_IDS, SYMBOLS
 __all__ = ['DYCK_UNIT', 'DYCK_UNITS', 'DYCK', 'AGREEMENT', 'wilson_interval', 'accuracy_by', 'top_bin', 'intervals_overlap',
            'plot_accuracy_by', 'dyck_loss', 'dyck_closing', 'index_batches', 'make_dyck_model', 'dyck_sets', 'run_dyck',
            'dyck_unit', 'last_logits', 'agreement_loss', 'agreement_scores', 'agreement_batches',
-           'make_agreement_model', 'run_agreement', 'urn_size', 'generator_form', 'generator_init', 'exp_precision',
-           'start_state', 'readout_layer', 'dropout_rates', 'optimizer_name', 'adam_eps', 'grad_clipping',
-           'kept_weights', 'batch_order', 'bracket_kinds', 'word_sampler', 'validation_words', 'fig3_test_words',
-           'deep_test_words', 'attractor_rule', 'closing_score', 'spectrum_rule', 'dyck_objective', 'interval_kind',
-           'agreement_corpus', 'agreement_splits', 'agreement_tests', 'agreement_target']
+           'make_agreement_model', 'run_agreement']
 
 # %% ../../nbs/urn/03_training.ipynb #c1f83e96
 def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     "Wilson score interval of a binomial proportion `k / n` (as fractions)."
     if n == 0: return (0.0, 1.0)
     centre, half = (k + z * z / 2) / (n + z * z), z / (n + z * z) * math.sqrt(k * (n - k) / n + z * z / 4)
-    return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))   # exact at the ends
+    # exact at the ends
+    return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))
 
 def accuracy_by(correct: Tensor, bins: Tensor) -> pd.DataFrame:
     "Accuracy % per bin value with its Wilson 95% interval: columns n, correct, accuracy, lo, hi."
     df = pd.DataFrame({"bin": bins.cpu().numpy(), "ok": correct.cpu().numpy().astype(int)})
     g = df.groupby("bin")["ok"].agg(["size", "sum"]).rename(columns={"size": "n", "sum": "correct"})
     ci = [wilson_interval(k, n) for k, n in zip(g["correct"], g["n"])]
-    return g.assign(accuracy=100 * g["correct"] / g["n"], lo=[100 * a for a, _ in ci], hi=[100 * b for _, b in ci])
+    return g.assign(accuracy=100 * g["correct"] / g["n"],
+                    lo=[100 * a for a, _ in ci], hi=[100 * b for _, b in ci])
 
 # %% ../../nbs/urn/03_training.ipynb #cbeddf81
 def top_bin(table: pd.DataFrame, min_n: int = 20) -> int:
@@ -60,8 +58,11 @@ def plot_accuracy_by(tables: dict, ax=None, xlabel: str = "attractors", title: s
     for i, (name, t) in enumerate(tables.items()):
         t = t[t["n"] >= min_n]
         x = t.index.to_numpy() + 0.08 * (i - (len(tables) - 1) / 2)          # side by side, not on top
-        ax.errorbar(x, t["accuracy"], yerr=[t["accuracy"] - t["lo"], t["hi"] - t["accuracy"]], fmt="o-", ms=3, capsize=2, label=name)
-    ax.set(xlabel=xlabel, ylabel="accuracy %", title=title); ax.legend(fontsize=8); ax.grid(alpha=0.3)
+        ax.errorbar(x, t["accuracy"], yerr=[t["accuracy"] - t["lo"], t["hi"] - t["accuracy"]], fmt="o-",
+                    ms=3, capsize=2, label=name)
+    ax.set(xlabel=xlabel, ylabel="accuracy %", title=title)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
     return ax
 
 # %% ../../nbs/urn/03_training.ipynb #30313afe
@@ -73,7 +74,8 @@ def dyck_loss(model: nn.Module, batch: dict) -> tuple[Tensor, dict]:
 @torch.no_grad()
 def dyck_closing(model: nn.Module, data: dict, batch_size: int = 1024) -> dict:
     "At every closing bracket: `correct` (bool), `attractors`, `distance`, `level`; plus the mean `loss`."
-    model.eval(); dev = next(model.parameters()).device
+    model.eval()
+    dev = next(model.parameters()).device
     close = torch.tensor(CLOSE_IDS, device=dev)
     ok, losses = [], []
     for i in range(0, len(data["tokens"]), batch_size):
@@ -96,7 +98,8 @@ def index_batches(n: int, batch_size: int, seed: int) -> list[Tensor]:
 def make_dyck_model(kind: str, c: Config) -> nn.Module:
     "'urn50', 'urn32' (any 'urn<n>') or 'lstm' for the Dyck task; the LSTM is sized by `c.lstm_hidden`."
     V = 12
-    info = dict(symbols=list(SYMBOLS))                    # kept with the model (`tpr_nb.modelfiles.build`): what its ids stand for
+    # kept with the model (`tpr_nb.modelfiles.build`): what its ids stand for
+    info = dict(symbols=list(SYMBOLS))
     if kind.startswith("urn"): return build(URN, V, int(kind[3:]), V, info=info)
     if kind == "lstm": return build(LSTMTagger, V, c.lstm_embed, c.lstm_hidden, V, info=info)
     raise ValueError(f"unknown model {kind!r}: use urn<n> or lstm")
@@ -104,7 +107,8 @@ def make_dyck_model(kind: str, c: Config) -> nn.Module:
 def dyck_sets(c: Config, seed: int) -> dict:
     "The word sets of one Dyck run: name -> (words, pairs, largest depth, data seed); `deep` allows any depth."
     s = 10_000 * seed
-    return dict(train=(c.n_train, c.n_pairs, c.train_depth, s + 1), valid=(c.n_valid, c.n_pairs, c.train_depth, s + 2),
+    return dict(train=(c.n_train, c.n_pairs, c.train_depth, s + 1),
+                valid=(c.n_valid, c.n_pairs, c.train_depth, s + 2),
                 long=(c.n_test, c.test_pairs, c.train_depth, s + 3), deep=(c.n_test, c.n_pairs, c.n_pairs, s + 4))
 
 def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
@@ -114,11 +118,13 @@ def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dic
     train, valid, tests = sets["train"], sets["valid"], {k: sets[k] for k in ("long", "deep")}
     batches = lambda ep: [{k: train[k][i] for k in ("tokens", "targets")} for i in index_batches(c.n_train, c.batch_size, 1000 * seed + ep)]
     def evaluate(m):
-        r = dyck_closing(m, valid); return {"loss": r["loss"], "closing_acc": 100 * r["correct"].float().mean()}
+        r = dyck_closing(m, valid)
+        return {"loss": r["loss"], "closing_acc": 100 * r["correct"].float().mean()}
     model, hist = fit(lambda s: make_dyck_model(kind, c), batches, dyck_loss, evaluate,
                       train_config(c, seed, out_dir=out_dir))
     scores = {k: dyck_closing(model, d) for k, d in tests.items()}
-    return dict(kind=kind, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0,
+    return dict(kind=kind, seed=seed, params=count_params(model), steps=hist[-1]["step"],
+                wall_s=time.time() - t0,
                 train_max_attractors=int(train["attractors"].max()),
                 valid_acc=max(h["closing_acc"] for h in hist), history=hist, scores=scores,
                 **{f"{k}_acc": 100 * r["correct"].float().mean().item() for k, r in scores.items()},
@@ -128,7 +134,8 @@ def dyck_unit(kind: str, seed: int, c: Config, out_dir: str | None = None) -> di
     "`run_dyck` as a resumable unit (`tpr_nb.units.run_unit`): its record, without the per-bracket scores and the weights (those stay in `out_dir`)."
     return {k: v for k, v in run_dyck(kind, seed, c, out_dir).items() if k not in ("scores", "state")}
 
-DYCK_UNIT = ("n_pairs", "test_pairs", "train_depth", "batch_size", "lr", "n_train", "n_valid", "n_test", "max_steps", "eval_every", "patience",
+DYCK_UNIT = ("n_pairs", "test_pairs", "train_depth", "batch_size", "lr", "n_train", "n_valid", "n_test",
+             "max_steps", "eval_every", "patience",
              "time_budget_s", "lstm_embed", "lstm_hidden")   # the settings that shape one Dyck unit (its key)
 DYCK_UNITS = Units(dyck_unit, DYCK_UNIT, names=lambda c: c.kinds)   # 10_dyck's (the shipped URN is one)
 
@@ -149,7 +156,8 @@ def _trim(data: dict, idx) -> dict:
 @torch.no_grad()
 def agreement_scores(model: nn.Module, data: dict, batch_size: int = 512) -> dict:
     "`correct` per instance (bool), `attractors`, mean `loss`."
-    model.eval(); dev = next(model.parameters()).device
+    model.eval()
+    dev = next(model.parameters()).device
     correct, loss = torch.zeros(len(data["labels"]), dtype=torch.bool), 0.0
     for idx in bucket_batches(data["lengths"].tolist(), batch_size, shuffle=False):
         idx = torch.tensor(idx)
@@ -166,7 +174,8 @@ def agreement_batches(data: dict, batch_size: int, seed: int) -> list[dict]:
 # %% ../../nbs/urn/03_training.ipynb #98f2e71e
 def make_agreement_model(kind: str, vocab_size: int, c: Config) -> nn.Module:
     "A URN (`urn<n>`) or an LSTM for the two-way agreement decision."
-    if kind.startswith("urn"): return build(URN, vocab_size, int(kind[3:]), 2, exp_dtype=getattr(torch, c.exp_dtype))
+    if kind.startswith("urn"):
+        return build(URN, vocab_size, int(kind[3:]), 2, exp_dtype=getattr(torch, c.exp_dtype))
     if kind == "lstm": return build(LSTMTagger, vocab_size, c.lstm_embed, c.lstm_hidden, 2)
     raise ValueError(f"unknown model {kind!r}: use urn<n> or lstm")
 
@@ -174,11 +183,13 @@ def run_agreement(kind: str, seed: int, c: Config, data: dict) -> dict:
     "Train one agreement model on `data['train']` (early stopping on `data['valid']`); score every other split. `c.vocab_size` sizes the embeddings."
     t0 = time.time()
     def evaluate(m):
-        r = agreement_scores(m, data["valid"]); return {"loss": r["loss"], "acc": 100 * r["correct"].float().mean()}
+        r = agreement_scores(m, data["valid"])
+        return {"loss": r["loss"], "acc": 100 * r["correct"].float().mean()}
     model, hist = fit(lambda s: make_agreement_model(kind, c.vocab_size, c), lambda ep: agreement_batches(data["train"], c.batch_size, 1000 * seed + ep),
                       agreement_loss, evaluate, train_config(c, seed))
     scores = {k: agreement_scores(model, d) for k, d in data.items() if k != "train"}
-    return dict(kind=kind, seed=seed, params=count_params(model), steps=hist[-1]["step"], wall_s=time.time() - t0,
+    return dict(kind=kind, seed=seed, params=count_params(model), steps=hist[-1]["step"],
+                wall_s=time.time() - t0,
                 history=hist, scores=scores, state={k: v.cpu() for k, v in model.state_dict().items()})
 
 # %% ../../nbs/urn/03_training.ipynb #c751c58b
@@ -199,222 +210,3 @@ AGREEMENT = dict(
     quick=dict(limit=None, max_steps=4000, eval_every=100, patience=6),
     full=dict(limit=None, max_steps=200_000, eval_every=2000, patience=5, batch_size=512, seeds=[0, 1, 2]),
 )
-
-# %% ../../nbs/urn/03_training.ipynb #36118f53
-from ..protocol import protocol_fact
-from ..optim import make_optimizer
-from ..data import locate, DataMissingError
-from .model import n_generator_params, rotation_angles
-from .dyck import OPEN, STOI, depth, closing_stats
-from .agreement import agreement_instances
-
-def _build(row, kind: str) -> nn.Module:
-    "Model `kind` as the row's experiment builds it (a Dyck row has `n_pairs`)."
-    torch.manual_seed(0)
-    c = Config(row)
-    return make_dyck_model(kind, c) if "n_pairs" in row else make_agreement_model(kind, 8, c)
-
-def _urn(row) -> URN:
-    "The row's first URN, built as its experiment builds it."
-    return _build(row, next(k for k in row["kinds"] if k.startswith("urn")))
-
-@protocol_fact
-def urn_size(row) -> int:
-    "The matrix size n of the row's URN, read off the built model."
-    return _urn(row).n
-
-@protocol_fact
-def generator_form(row) -> str:
-    "How Q(x) is made, checked on the built model: exp of a skew-symmetric S(x) from all upper entries."
-    m = _urn(row)
-    with torch.no_grad():
-        S = m.generators(torch.arange(1, m.generator.num_embeddings))
-        Q = m.orthogonal(torch.arange(1, m.generator.num_embeddings))
-    full = m.generator.embedding_dim == n_generator_params(m.n)
-    skew = torch.equal(S, -S.transpose(-1, -2)) and not S.diagonal(dim1=-2, dim2=-1).any()
-    expm = torch.allclose(Q.double(), torch.linalg.matrix_exp(S.double()), atol=1e-6)
-    return "exp(S), S skew-symmetric from all n(n-1)/2 upper entries" if full and skew and expm else "other"
-
-@protocol_fact
-def generator_init(row) -> str:
-    "How the generators' entries start: the bound of their uniform distribution (padding aside)."
-    return f"uniform +-{_urn(row).generator.weight[1:].abs().max().item():.2f}"
-
-@protocol_fact
-def exp_precision(row) -> str:
-    "The dtype the matrix exponential is taken in."
-    return str(_urn(row).exp_dtype).removeprefix("torch.")
-
-@protocol_fact
-def start_state(row) -> str:
-    "The state before the first word: the fixed unit vector e_1 (a buffer, not a parameter)."
-    m = _urn(row)
-    fixed = "s0" in dict(m.named_buffers()) and torch.equal(m.s0, torch.eye(m.n)[0])
-    return "e_1, not trained" if fixed else "other"
-
-@protocol_fact
-def readout_layer(row) -> str:
-    "What reads a prediction off each state: a dense layer, its softmax in the cross-entropy."
-    r = _urn(row).readout
-    return f"dense {r.in_features} -> {r.out_features}, softmax" if isinstance(r, nn.Linear) else "other"
-
-@protocol_fact
-def dropout_rates(row) -> str:
-    "Dropout in any of the row's models: 'none' when none has a dropout layer or an LSTM dropout."
-    ms = [_build(row, k) for k in row["kinds"]]
-    ps = [x.p for m in ms for x in m.modules() if isinstance(x, nn.Dropout)]
-    ps += [x.dropout for m in ms for x in m.modules() if isinstance(x, nn.LSTM)]
-    return "none" if not any(ps) else f"up to {max(ps)}"
-
-@protocol_fact
-def optimizer_name(row) -> str:
-    "The optimiser and its betas, as the training loop reads them from the row."
-    cfg = train_config(Config(row))
-    return f"{cfg.optimizer}, betas {tuple(cfg.betas)}"
-
-@protocol_fact
-def adam_eps(row) -> float:
-    "Adam's epsilon, read off the optimiser the training loop builds."
-    cfg = train_config(Config(row))
-    return make_optimizer([nn.Parameter(torch.zeros(1))], cfg.optimizer, cfg.lr, cfg.betas).defaults["eps"]
-
-@protocol_fact
-def grad_clipping(row) -> str:
-    "Gradient clipping, as the training loop reads it from the row."
-    cfg = train_config(Config(row))
-    if cfg.clip_norm is None and cfg.clip_value is None: return "none"
-    return f"norm {cfg.clip_norm}, value {cfg.clip_value}"
-
-@protocol_fact
-def kept_weights(row) -> str:
-    "Which weights a run ends with: `fit` keeps those of the best validation value of the monitor."
-    cfg = train_config(Config(row))
-    return f"best validation {cfg.monitor}"
-
-@protocol_fact
-def batch_order(row) -> str:
-    "How training batches are drawn each epoch: Dyck from `index_batches`, agreement from length buckets."
-    import inspect
-    if "n_pairs" in row:
-        fresh = not torch.equal(torch.stack(index_batches(64, 8, 0)), torch.stack(index_batches(64, 8, 1)))
-        return "a fresh shuffle every epoch" if fresh else "one fixed order"
-    pool = inspect.signature(bucket_batches).parameters["pool"].default
-    return f"length-bucketed (pools of {pool} batches), a fresh shuffle every epoch"
-
-def _words(row, name: str, n: int) -> list[str]:
-    "`n` words of `run_dyck`'s set `name` (seed 0), as it draws them."
-    _, pairs, d, s = dyck_sets(Config(row), 0)[name]
-    return dyck_data(n, pairs, d, seed=s)["words"]
-
-def _set(row, name: str) -> str:
-    "`run_dyck`'s word set `name` in words: its pairs and its depth limit."
-    _, pairs, d, _ = dyck_sets(Config(row), 0)[name]
-    return f"{pairs} pairs, depth <= {d}" + (" (any)" if d >= pairs else "")
-
-@protocol_fact
-def bracket_kinds(row) -> int:
-    "How many bracket kinds the training words use (counted in 500 of them)."
-    return len({ch for w in _words(row, "train", 500) for ch in w if ch in OPEN})
-
-@protocol_fact
-def word_sampler(row) -> str:
-    "How training shapes are drawn: uniformly within the depth limit (share of shallower words in 2,000)."
-    d = row["train_depth"]
-    low = sum(depth(w) < d for w in _words(row, "train", 2000)) / 2000
-    return f"uniform over shapes of depth <= {d}: {low:.0%} of training words are shallower"
-
-@protocol_fact
-def validation_words(row) -> str:
-    "The words early stopping and the kept weights are judged on."
-    return _set(row, "valid")
-
-@protocol_fact
-def fig3_test_words(row) -> str:
-    "The words Fig. 3's claims are read on (the row's `fig3_test` set)."
-    return _set(row, row["fig3_test"])
-
-@protocol_fact
-def deep_test_words(row) -> str:
-    "The words of the deep test."
-    return _set(row, "deep")
-
-@protocol_fact
-def attractor_rule(row) -> list:
-    "Attractors of the outer pair of '([]{})' and of '(()[])': openings of another kind between the pair."
-    return [closing_stats(w)[-1][1] for w in ("([]{})", "(()[])")]
-
-class _FixedLogits(nn.Module):
-    "The same logits at every position (to probe a scoring rule)."
-    def __init__(self, logits: Tensor):
-        super().__init__()
-        self.logits = nn.Parameter(logits)
-    def forward(self, tokens: Tensor) -> Tensor: return self.logits.expand(*tokens.shape, -1)
-
-@protocol_fact
-def closing_score(row) -> str:
-    "What counts as right at a closing bracket: the target tops the closing symbols' logits."
-    d = dyck_data(1, 1, 1, seed=0)
-    logits = torch.zeros(len(SYMBOLS))
-    logits[STOI["("]], logits[d["targets"][0, 1]] = 2.0, 1.0
-    ok = dyck_closing(_FixedLogits(logits), d)["correct"].all().item()
-    return "argmax among the closing symbols" if ok else "argmax over all symbols"
-
-@protocol_fact
-def spectrum_rule(row) -> str:
-    "What a generator's spectrum is: the angles of its plane rotations, recovered from a known S (0.3 and 0.1 rad)."
-    S = torch.zeros(4, 4)
-    S[1, 0], S[3, 2] = 0.3, 0.1
-    ok = torch.allclose(rotation_angles(S - S.T), torch.tensor([0.3, 0.1]), atol=1e-6)
-    return "plane-rotation angles of S, largest first" if ok else "other"
-
-@protocol_fact
-def dyck_objective(row) -> str:
-    "The Dyck training target: the next symbol at every position of the word (the position after it ignored)."
-    d = dyck_data(8, row["n_pairs"], row["train_depth"], seed=0)
-    shifted = torch.equal(d["targets"][:, :-1], d["tokens"][:, 1:]) and not d["targets"][:, -1].any()
-    return "next-symbol cross-entropy at every symbol" if shifted else "other"
-
-@protocol_fact
-def interval_kind(row) -> str:
-    "The accuracy intervals: Wilson's score interval gives [23.66%, 76.34%] for 5 of 10."
-    lo, hi = wilson_interval(5, 10)
-    return "Wilson score, 95%" if abs(lo - 0.2366) < 1e-4 and abs(hi - 0.7634) < 1e-4 else "other"
-
-def _have(name: str, path: str) -> bool:
-    "Whether this machine has file `path` of dataset `name` (nothing is downloaded)."
-    try: return bool(locate(name, path, download_ok=False))
-    except DataMissingError: return False
-
-@protocol_fact
-def agreement_corpus(row) -> str:
-    "The agreement models' corpus here: Linzen et al.'s when present, else UD English-EWT."
-    linzen = _have("linzen_agreement", "agr_50_mostcommon_10K.tsv.gz")
-    return "Linzen et al. (2016), agr_50_mostcommon_10K" if linzen else "UD English-EWT gold dependencies"
-
-@protocol_fact
-def agreement_splits(row) -> str:
-    "Train / validation / test here: a seeded split of Linzen's corpus (the row's fractions), else EWT's own."
-    if agreement_corpus(row).startswith("Linzen"):
-        v, t = row["valid_frac"], row["test_frac"]
-        return f"seeded {1 - v - t:.0%} / {v:.0%} / {t:.0%}"
-    return "UD-EWT train / dev / test"
-
-@protocol_fact
-def agreement_tests(row) -> str:
-    "The sets Fig. 2 is read on: the test split, and the Linzen test subset when this machine has it."
-    sub = _have("linzen_agreement", "colorlessgreen_linzen_testset/subj_agr_filtered.gold")
-    test = "the held-out test split" if agreement_corpus(row).startswith("Linzen") else "UD-EWT test"
-    return test + (" + the Linzen test subset (Gulordava et al. 2018)" if sub else "")
-
-@protocol_fact
-def agreement_target(row) -> str:
-    "What is predicted from what, on 'The keys to the cabinet are on the table' in UD columns."
-    tokens = "The keys to the cabinet are on the table".split()
-    upos = ["DET", "NOUN", "ADP", "DET", "NOUN", "AUX", "ADP", "DET", "NOUN"]
-    are = "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin"
-    feats = ["_", "Number=Plur", "_", "_", "Number=Sing", are, "_", "_", "Number=Sing"]
-    head = [2, 9, 5, 5, 2, 9, 9, 9, 0]
-    deprel = ["det", "nsubj", "case", "det", "nmod", "cop", "case", "det", "root"]
-    (x,) = agreement_instances(tokens, upos, feats, head, deprel)
-    ok = x["prefix"] == "the keys to the cabinet".split() and x["label"] == 1 and x["attractors"] == 1
-    return "the verb's number, from the words before the verb" if ok else "other"
