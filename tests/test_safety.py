@@ -91,7 +91,8 @@ def test_demo_model_takes_a_shipped_name(capsys):
 
 def test_verdict_comes_from_the_registered_rule(tmp_path):
     "A record's stored rule is provenance: `ours == ours` does not make a claim hold, and the difference is reported."
-    from tpr_nb.report import assemble, get_claim, load_records, record, verdict
+    from tpr_nb.claims import get_claim
+    from tpr_nb.report import assemble, load_records, record, verdict
     rec = record("tpr_rnn", "task01_error", 40.0, profile="quick", seeds=[0], wall_s=1, out=tmp_path)
     f = tmp_path / "metrics" / "tpr_rnn__babi_single.json"
     recs = json.loads(f.read_text()); recs[0].update(rule="ours == ours", holds="yes"); f.write_text(json.dumps(recs))

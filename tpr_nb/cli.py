@@ -14,7 +14,7 @@ from .env import git_commit, project_root, write_atomic, write_json
 from .papers import experiment
 from .profiles import PROFILES, check_profile
 from .report import assemble, read_overrides, read_runs_file
-from .units import format_units, held, unit_committer, unit_status
+from .units import format_units, held, unit_committer, unit_records, unit_status
 
 # %% auto #0
 __all__ = ['INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook', 'save_figures',
@@ -369,7 +369,7 @@ def _report_cmd(a) -> int:
 
 def _units_cmd(a) -> int:
     "`tpr-nb units`."
-    print(format_units(unit_status(a.folder or project_root() / "reports" / a.profile / "units")))
+    print(format_units(unit_status(a.folder or unit_records(project_root() / "reports" / a.profile))))
     return 0
 
 def _parser() -> argparse.ArgumentParser:

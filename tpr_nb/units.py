@@ -18,9 +18,9 @@ from .profiles import Config
 
 # %% auto #0
 __all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'RESULT_FIELDS', 'map_runs', 'run_key', 'save_run', 'cached_run',
-           'unit_key', 'unit_dir', 'unit_records', 'BusyError', 'UnitBusyError', 'held', 'holder', 'unit_lock',
-           'unit_holder', 'shaping_keys', 'run_unit', 'Units', 'unit_status', 'format_units', 'commit_units',
-           'unit_committer']
+           'unit_key', 'units_cache', 'unit_dir', 'unit_records', 'BusyError', 'UnitBusyError', 'held', 'holder',
+           'unit_lock', 'unit_holder', 'shaping_keys', 'run_unit', 'Units', 'unit_status', 'format_units',
+           'commit_units', 'unit_committer']
 
 # %% ../nbs/02d_units.ipynb #5313a4b5
 def _one_thread():
@@ -98,13 +98,17 @@ def unit_key(name: str, seed: int, c: Config, keys: Sequence[str] | None = None)
     "The key of unit (`name`, `seed`): `run_key` of `c` restricted to `keys`, the settings that shape it."
     return run_key(name, seed, Config({k: c[k] for k in keys if k in c}) if keys is not None else c)
 
+def units_cache(cache: Path | None = None) -> Path:
+    "The folder of this machine's unit folders: `<cache>/units/` (the data cache, or `cache`)."
+    return Path(cache or cache_dir()) / "units"
+
 def unit_dir(key: str) -> Path:
     "The folder where unit `key` trains on this machine: `<cache>/units/<key>/`."
-    return cache_dir() / "units" / key
+    return units_cache() / key
 
-def unit_records(report: Path, paper: str) -> Path:
-    "The folder of the finished units of paper folder `paper` in the report folder `report`."
-    return Path(report) / "units" / paper
+def unit_records(report: Path, paper: str | None = None) -> Path:
+    "The folder of the finished units of paper folder `paper` (None: of every paper) in the report folder `report`."
+    return Path(report) / "units" / (paper or "")
 
 # %% ../nbs/02d_units.ipynb #c854f723
 class BusyError(RuntimeError):
@@ -258,7 +262,7 @@ def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
     for f in sorted(folder.glob("*/*.json")):
         try: rows.append(_done_row(f))
         except (OSError, ValueError, TypeError) as e: _skip(f, e)
-    units = Path(cache or cache_dir()) / "units"
+    units = units_cache(cache)
     for o in sorted(units.glob(f"*/{UNIT_OWNER}")) if units.exists() else []:   # without it: whose is unknown
         try: row = _progress_row(o, folder)
         except (OSError, ValueError, TypeError, KeyError) as e:
