@@ -8,7 +8,7 @@ import time
 import torch
 
 # %% auto #0
-__all__ = ['time_train_steps']
+__all__ = ['time_train_steps', 'cpu_step_times']
 
 # %% ../nbs/90_benchmarks.ipynb #18c070d8
 def time_train_steps(model, batches, loss_fn, steps: int, warmup: int = 3, lr: float = 1e-3) -> dict:
@@ -21,3 +21,23 @@ def time_train_steps(model, batches, loss_fn, steps: int, warmup: int = 3, lr: f
         opt.zero_grad(); loss.backward(); opt.step(); t2 = time.perf_counter()
         if i >= warmup: fwd += t1 - t0; bwd += t2 - t1; n += len(next(iter(b.values())))
     return dict(fwd_ms=1000 * fwd / steps, bwd_ms=1000 * bwd / steps, step_ms=1000 * (fwd + bwd) / steps, items_per_s=n / (fwd + bwd))
+
+# %% ../nbs/90_benchmarks.ipynb #18c070d9
+def cpu_step_times(contenders: dict, batches: list, loss_fn, rounds: int, once: tuple = (), lr: float = 1e-3) -> dict:
+    "CPU seconds of this thread per training step (forward, backward, Adam) of each contender `name: (model, context)`, interleaved: each round steps every contender on every batch (those in `once`: first round only), after one warm-up step each."
+    opts = {n: torch.optim.Adam(m.parameters(), lr=lr) for n, (m, _) in contenders.items()}
+    def step(n, b):
+        m, context = contenders[n]
+        with context():
+            t0 = time.thread_time()
+            loss = loss_fn(m, b)[0]
+            opts[n].zero_grad()
+            loss.backward()
+            opts[n].step()
+            return time.thread_time() - t0
+    for n in contenders: step(n, batches[0])
+    out = {n: [] for n in contenders}
+    for r in range(rounds):
+        for n in contenders:
+            if r == 0 or n not in once: out[n] += [step(n, b) for b in batches]
+    return out

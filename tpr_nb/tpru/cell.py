@@ -5,6 +5,7 @@
 # %% ../../nbs/tpru/00_cell.ipynb #b258bf3e
 from __future__ import annotations
 import math
+import threading
 from contextlib import contextmanager
 import torch
 import torch.nn as nn
@@ -17,8 +18,8 @@ from ..data import length_mask
 from ..train import count_params   # the size Table 1 compares; the notebooks of this paper import it from here too
 
 # %% auto #0
-__all__ = ['VARIANTS', 'square_normalise', 'TPRUCell', 'tpru_step', 'fuse_step', 'time_loop', 'TPRUScan', 'reverse_padded',
-           'TPRU', 'paper_params', 'paper_rule_params']
+__all__ = ['VARIANTS', 'square_normalise', 'TPRUCell', 'tpru_step', 'fuse_step', 'time_loop', 'FusedScan', 'TPRUScan',
+           'pack_plan', 'reverse_padded', 'TPRU', 'paper_params', 'paper_rule_params']
 
 # %% ../../nbs/tpru/00_cell.ipynb #048c832f
 VARIANTS = ("ours", "mod1", "mod2", "mod3")
@@ -102,28 +103,29 @@ def tpru_step(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Ten
     g, f, _, bt = _step_parts(b, gx, rx, M, RT, b_b, softmax, eps)
     return torch.lerp(b, bt, g), f                                  # Eq. 2: g bt + (1 - g) b
 
-_STEP = {}   # how `sequence` runs the time loop: empty = `TPRUScan`; {'fn': step} = autograd through `step` (plain or fused)
+_STEP = {}   # how `sequence` runs the time loop: empty = `TPRUScan`; {'fn': None} = `FusedScan`; {'fn': step} = autograd through `step`
+_LOOPS = dict(fused=lambda: None, autograd=lambda: tpru_step, script=lambda: torch.jit.script(tpru_step),
+              compile=lambda: torch.compile(tpru_step, dynamic=False))
 
 def fuse_step(how: str | None = "compile"):
-    "How `TPRUCell.sequence` runs its time loop: None (the default) `TPRUScan`, the backward written out; or under autograd, the plain step ('autograd') or the step fused by `torch.compile` ('compile') or TorchScript ('script')."
-    if how is None: _STEP.pop("fn", None)
-    elif how == "autograd": _STEP["fn"] = tpru_step
-    elif how == "script": _STEP["fn"] = torch.jit.script(tpru_step)
-    elif how == "compile": _STEP["fn"] = torch.compile(tpru_step, dynamic=False)
-    else: raise ValueError(f"how must be None, 'autograd', 'compile' or 'script', not {how!r}")
+    "How `TPRUCell.sequence` runs its time loop: None (the default) `TPRUScan`; 'fused' the loop before issue 50 (`FusedScan`); or under autograd, the plain step ('autograd') or the step fused by `torch.compile` ('compile') or TorchScript ('script')."
+    if how is not None and how not in _LOOPS: raise ValueError(f"how must be None or one of {list(_LOOPS)}, not {how!r}")
+    _STEP.clear()
+    if how is not None: _STEP["fn"] = _LOOPS[how]()
 
 @contextmanager
 def time_loop(how: str | None):
     "Run the enclosed code with `fuse_step(how)`, then put the previous loop back."
-    old = _STEP.get("fn"); fuse_step(how)
+    old = dict(_STEP)
+    fuse_step(how)
     try: yield
     finally:
-        _STEP.pop("fn", None)
-        if old is not None: _STEP["fn"] = old
+        _STEP.clear()
+        _STEP.update(old)
 
 # %% ../../nbs/tpru/00_cell.ipynb #5ca9b1d0
-class TPRUScan(torch.autograd.Function):
-    "The time loop of `TPRUCell.sequence` with backpropagation through time written out: `apply(gx, rx, b0, M, RT, b_b, mask, softmax, eps)` -> outputs (B, T, d), final state, fillers (B, T, K, N); `b_b` is a scalar or one per slice and role (K, N)."
+class FusedScan(torch.autograd.Function):
+    "The time loop before issue 50, kept as `time_loop('fused')`: `apply(gx, rx, b0, M, RT, b_b, mask, softmax, eps)` -> outputs (B, T, d), final state, fillers (B, T, K, N); `b_b` is a scalar or one per slice and role (K, N)."
     @staticmethod
     def forward(ctx, gx, rx, b0, M, RT, b_b, mask, softmax, eps):
         B, T, d = gx.shape
@@ -178,10 +180,130 @@ class TPRUScan(torch.autograd.Function):
         else: d_bb = dZ[..., d:].reshape(T * B, K, N).sum(0)                       # one b_b per slice and role
         return dZ[..., :d].transpose(0, 1), d_rx.transpose(0, 1), delta, dM, dRT, d_bb, None, None, None
 
+# %% ../../nbs/tpru/00_cell.ipynb #5ca9b1e0
+_SCRATCH = {}
+
+def _scratch(name: str, shape: tuple, like: Tensor) -> Tensor:
+    "A tensor of `shape` kept from call to call for intermediate results (fresh memory costs a page fault per 4 kB); never returned or saved."
+    key, n = (name, like.dtype, like.device, threading.get_ident()), math.prod(shape)
+    buf = _SCRATCH.get(key)
+    if buf is None or buf.numel() < n: buf = _SCRATCH[key] = like.new_empty(n)
+    return buf[:n].view(shape)
+
+def _fillers(vb: Tensor, vx: Tensor, Ua: Tensor | None, softmax: bool, eps: float) -> tuple:
+    "Eqs. 3-5 for the n rows of one step from `vb`, `vx` (K, n, w): [relu(f_b + b_b); relu(f_x + b_x)] (2K, n, N), $\\tilde f$, $\\tilde f^2$, its floored sums (K, n, 1); softmax: $f_b + f_x$, None, f, None."
+    K, n = vb.shape[:2]
+    N = vb.shape[2] if Ua is None else Ua.shape[2]                    # no `Ua`: vb, vx are the fillers already (the fused map)
+    if softmax:
+        P = _scratch("P", (K, n, N), vb)
+        if Ua is None: torch.add(vb, vx, out=P)
+        else: torch.bmm(vb, Ua, out=P).baddbmm_(vx, Ua)
+        return P, None, torch.softmax(P, -1), None
+    P = _scratch("P", (2 * K, n, N), vb)
+    if Ua is None:
+        P[:K], P[K:] = vb, vx
+    else:                                                            # the second stage: [v | b] [U_k; 1] = f + b
+        torch.bmm(vb, Ua, out=P[:K])
+        torch.bmm(vx, Ua, out=P[K:])
+    u = torch.add(P.relu_()[:K], P[K:], out=_scratch("u", (K, n, N), vb))       # Eq. 5
+    sq = torch.mul(u, u, out=_scratch("sq", (K, n, N), vb))
+    return P, u, sq, sq.sum(-1, keepdim=True).clamp_min_(eps)                    # Eq. 4's numerator, denominator
+
+class TPRUScan(torch.autograd.Function):
+    "The time loop on packed rows (`TPRUCell.scan`) with its backward written out: `apply(gx, vx, b0, M, cv, U, R, ns, where, rows, softmax, eps)` -> outputs (L, d), final states (B, d), fillers (rows, K, N) or None."
+    @staticmethod
+    def forward(ctx, gx, vx, b0, M, cv, U, R, ns, where, rows, softmax, eps):
+        L, d = gx.shape                                  # L packed rows, step by step: step t is the next ns[t] rows
+        K, s, N = R.shape                                # R, U: K, d/K, N; vx: L, K, w (w = N fused, else d/K + 1)
+        w = vx.shape[2]
+        Ua = None if U is None else torch.cat([U, U.new_ones(K, 1, N)], 1)
+        Bp, Dt, G, out, Zv = (gx.new_empty(L, c) for c in (d, d, d, d, K * w))
+        fills = None if where is None else gx.new_zeros(rows, K, N)
+        b, WbT, Vb = b0.clone(), M[:, :d], M[:, d:]
+        o = 0
+        for n in ns:
+            r = slice(o, o + n)
+            o += n
+            bp = b[:n]
+            Bp[r] = bp
+            g = torch.addmm(gx[r], bp, WbT, out=G[r]).sigmoid_()                   # the gate of Eq. 2
+            zv = torch.addmm(cv, bp, Vb, out=Zv[r])                                 # f_b + b_b, or V_b b with b_b beside each slice
+            _, _, f, S = _fillers(zv.view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1), Ua, softmax, eps)
+            bt = torch.bmm(R, f.mT)                                                 # Eq. 6 per slice: K, d/K, n
+            if not softmax: bt.div_(S.mT)
+            dt = Dt[r]
+            dt.view(n, K, s).permute(1, 2, 0).copy_(bt)
+            dt.sub_(bp)                                                             # bt - b_{t-1}
+            if fills is not None: fills.index_copy_(0, where[r], (f if softmax else f / S).transpose(0, 1))
+            out[r] = bp.addcmul_(g, dt)                                             # Eq. 2
+        ctx.save_for_backward(vx, M, U, R, Bp, Zv, G, Dt, where)
+        ctx.ns, ctx.softmax, ctx.eps, ctx.rows_b = ns, softmax, eps, b0.shape[0]
+        ctx.set_materialize_grads(False)
+        return out, b, fills
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, d_out, d_b, d_fills):
+        vx, M, U, R, Bp, Zv, G, Dt, where = ctx.saved_tensors
+        L, d = Bp.shape
+        K, s, N = R.shape
+        w, softmax, eps = vx.shape[2], ctx.softmax, ctx.eps
+        Ua = None if U is None else torch.cat([U, U.new_ones(K, 1, N)], 1)
+        Ua2 = None if softmax or U is None else torch.cat([Ua, Ua])
+        delta = Bp.new_zeros(ctx.rows_b, d) if d_b is None else d_b.clone()
+        dZ, d_vx, MT = Bp.new_empty(L, d + K * w), torch.empty_like(vx), M.T
+        dU, dR = None if U is None else torch.zeros_like(U), torch.zeros_like(R)
+        o = L
+        for n in reversed(ctx.ns):
+            o -= n
+            r = slice(o, o + n)
+            if d_out is not None: delta[:n] += d_out[r]
+            dl, g = delta[:n], G[r]
+            vb, vxt = Zv[r].view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1)
+            P, u, f, S = _fillers(vb, vxt, Ua, softmax, eps)                        # recomputed, not stored
+            dbt = dl * g
+            dzg = torch.mul(dbt, Dt[r], out=dZ[r, :d])
+            dzg.addcmul_(dzg, g, value=-1)                                          # gate (Eq. 2)
+            dbk = dbt.view(n, K, s).transpose(0, 1)
+            dfl = None if d_fills is None else d_fills.index_select(0, where[r]).transpose(0, 1)
+            if softmax:
+                df = torch.bmm(dbk, R, out=_scratch("df", (K, n, N), dl))             # bind (Eq. 6)
+                if dfl is not None: df += dfl
+                dR.baddbmm_(dbk.mT, f)
+                dP = df.sub_(torch.linalg.vecdot(df, f).unsqueeze_(-1)).mul_(f)      # softmax
+                dPb = dPx = dP
+            else:
+                dbk = dbk * (2 / S)
+                df = torch.bmm(dbk, R, out=_scratch("df", (K, n, N), dl))             # bind (Eq. 6): 2 dL/df / s
+                if dfl is not None: df.addcdiv_(dfl, S, value=2)
+                dR.baddbmm_(dbk.mT, f, alpha=0.5)
+                c = torch.linalg.vecdot(df, f).unsqueeze_(-1).div_(S).masked_fill_(S <= eps, 0)
+                du = df.sub_(c).mul_(u)                                             # normalise (Eq. 4): dL/du
+                dP = _scratch("dP", (2 * K, n, N), dl)                              # relu (Eq. 5), both halves at once
+                torch.ops.aten.threshold_backward.grad_input(du, P.view(2, K, n, N), 0, grad_input=dP.view(2, K, n, N))
+                dPb, dPx = dP[:K], dP[K:]
+            if U is None: dVb, dVx = dPb.transpose(0, 1), dPx.transpose(0, 1)
+            else:                                                                   # the second stage's backward (Eq. 3)
+                dVT = torch.bmm(Ua, dP.mT) if softmax else torch.bmm(Ua2, dP.mT)   # (2)K, d/K + 1, n
+                dVb, dVx = dVT[:K].permute(2, 0, 1), dVT[-K:].permute(2, 0, 1)
+                dU.baddbmm_(vb[..., :s].mT, dPb).baddbmm_(vxt[..., :s].mT, dPx)
+            dZ[r, d:].view(n, K, w).copy_(dVb)
+            d_vx[r] = dVx
+            delta[:n] = torch.addmm(dl - dbt, dZ[r], MT)
+        return dZ[:, :d], d_vx, delta, Bp.T @ dZ, dZ[:, d:].sum(0), dU, dR, None, None, None, None, None
+
+def pack_plan(lengths: Tensor, T: int, reverse: bool = False) -> tuple[list, Tensor, Tensor]:
+    "How `TPRUScan` packs a padded batch (B, T): the rows still running at each step (rows by decreasing length, `order`), and each packed row's place among the B T padded rows, each row read back to front if `reverse`."
+    order = torch.argsort(lengths, descending=True, stable=True)
+    ls, t = lengths[order], torch.arange(T, device=lengths.device)
+    running = ls[:, None] > t                                                       # B, T
+    where = order[:, None] * T + (ls[:, None] - 1 - t if reverse else t)
+    return [n for n in running.sum(0).tolist() if n], where.T[running.T], order
+
 # %% ../../nbs/tpru/00_cell.ipynb #3cf201b7
 @patch
 def terms(self: TPRUCell) -> tuple[Tensor, Tensor, Tensor]:
-    "The per-call matrices: input map [W_x^T | P_x], recurrent map [W_b^T | P_b] and the sliced roles $R_k^\\top$ (K, N, d/K)."
+    "The per-call matrices of the fused map: input map [W_x^T | P_x], recurrent map [W_b^T | P_b] and the sliced roles $R_k^\\top$ (K, N, d/K)."
     K, d, U = self.n_slices, self.hidden_size, self.U
     Mx = torch.cat([self.W_x.T, _slice_proj(self.V_x, U, K)], 1)
     Mb = torch.cat([self.W_b.T, _slice_proj(self.V_b, U, K)], 1)
@@ -195,10 +317,9 @@ def bias_terms(self: TPRUCell) -> tuple[Tensor, Tensor]:
     return cx, _slice_proj(self.V_b_bias[:, None], U, K)[0].reshape(K, N)
 
 @patch
-def sequence(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
-    "Run over `x` (B, T, d'): outputs (B, T, d), final state (B, d) and fillers (B, T, K, N); `mask` (B, T) freezes padding."
+def loop(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    "The reference loops of `time_loop` ('fused': `FusedScan`; else autograd through the step) over `x` (B, T, d'): outputs, final state, fillers; `mask` (B, T) freezes the state."
     B, T, _ = x.shape
-    if T == 0: raise ValueError("the input has no time steps (T = 0)")
     d, K, N = self.hidden_size, self.n_slices, self.n_roles
     Mx, Mb, Rk = self.terms()
     softmax, bb = self.variant != "ours", self.b_b
@@ -211,8 +332,8 @@ def sequence(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | 
     gx, fx = zx[..., :d], zx[..., d:].reshape(B, T, K, N)
     rx = fx if softmax else torch.relu(fx + self.b_x)             # the input half of Eq. 5, all steps at once
     b = x.new_zeros(B, d) if b is None else b
-    if "fn" not in _STEP:                                           # b_b is unused by the softmax variants: keep it out of the graph
-        return TPRUScan.apply(gx, rx, b, Mb, Rk, bb.detach() if softmax else bb, mask, softmax, self.eps)
+    if _STEP["fn"] is None:                                         # b_b is unused by the softmax variants: keep it out of the graph
+        return FusedScan.apply(gx, rx, b, Mb, Rk, bb.detach() if softmax else bb, mask, softmax, self.eps)
     step, outs, fills = _STEP["fn"], [], []
     for t in range(T):
         nb, f = step(b, gx[:, t], rx[:, t], Mb, Rk, bb, softmax, self.eps)
@@ -225,11 +346,70 @@ def sequence(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | 
     return out, b, torch.stack(fills, 1)
 
 @patch
+def scan_terms(self: TPRUCell) -> tuple:
+    "`TPRUScan`'s per-call terms: input map [W_x^T | V_x^T or P_x] and its constant (or None), recurrent map M, its constant cv, U (or None: the fused map) and R cut into slices (K, d/K, N)."
+    d, K, N = self.hidden_size, self.n_slices, self.n_roles
+    s, U, zero = d // K, self.U, self.E.new_zeros(())
+    bb = self.b_b if self.variant == "ours" else zero                     # the softmax variants ignore b_b and b_x
+    cvb = self.V_b_bias if self.bias else self.E.new_zeros(d)
+    if (K - 1) * N < d:                                                   # the fused map is the cheaper: f_b = b [V_b^T U_k]_k
+        Mx = torch.cat([self.W_x.T, _slice_proj(self.V_x, U, K)], 1)
+        cx = torch.cat([self.W_x_bias + self.W_b_bias, _slice_proj(self.V_x_bias[:, None], U, K)[0]]) if self.bias else None
+        M = torch.cat([self.W_b.T, _slice_proj(self.V_b, U, K)], 1)
+        return Mx, cx, M, _slice_proj(cvb[:, None], U, K)[0] + bb, None, self.R.view(K, s, N)
+    Mx = torch.cat([self.W_x.T, self.V_x.T], 1)                         # two stages: v = V_b b, then f^k = U_k^T v^k
+    cx = torch.cat([self.W_x_bias + self.W_b_bias, self.V_x_bias]) if self.bias else None
+    Vb = torch.cat([self.V_b.T.reshape(d, K, s), self.E.new_zeros(d, K, 1)], -1).reshape(d, -1)   # a zero column after each slice,
+    cv = torch.cat([cvb.view(K, s), bb.expand(K, 1)], -1).view(-1)                                 # whose constant is b_b
+    return Mx, cx, torch.cat([self.W_b.T, Vb], 1), cv, U.view(K, s, N), self.R.view(K, s, N)
+
+@patch
+def scan(self: TPRUCell, x: Tensor, b: Tensor | None, plan: tuple, fillers: bool = False) -> tuple:
+    "`TPRUScan` over the padded `x` (B, T, d') packed by `plan` (`pack_plan`): outputs (B, T, d), zero at padding, final states (B, d) and fillers (B, T, K, N) if `fillers`, else None."
+    B, T, _ = x.shape
+    d, K, N = self.hidden_size, self.n_slices, self.n_roles
+    ns, where, order = plan
+    Mx, cx, M, cv, U, R = self.scan_terms()
+    zx = x.reshape(B * T, -1).index_select(0, where) @ Mx                   # the input terms of the real steps only
+    if cx is not None: zx = zx + cx
+    L = len(where)
+    bx = self.b_x if self.variant == "ours" else zx.new_zeros(())
+    if U is None: vx = (zx[:, d:] + bx).view(L, K, N)                      # f_x + b_x
+    else: vx = torch.cat([zx[:, d:].view(L, K, d // K), bx.expand(L, K, 1)], -1)   # slices of V_x x_t, b_x beside each
+    b0 = x.new_zeros(B, d) if b is None else b.index_select(0, order)
+    out, b, f = TPRUScan.apply(zx[:, :d], vx, b0, M, cv, U, R, ns, where if fillers else None, B * T,
+                               self.variant != "ours", self.eps)
+    out = out.new_zeros(B * T, d).index_copy(0, where, out).view(B, T, d)
+    return out, torch.empty_like(b).index_copy(0, order, b), None if f is None else f.view(B, T, K, N)
+
+@patch
+def run(self: TPRUCell, x: Tensor, b: Tensor | None, lengths: Tensor, reverse: bool = False, fillers: bool = True,
+        plan: tuple | None = None) -> tuple:
+    "`sequence` over rows of `lengths` (B,), each read from its last real step back to its first if `reverse` (outputs and fillers in the input's order); `plan`: `pack_plan`'s, if made already."
+    if _STEP:                                                                 # a reference loop of `time_loop`
+        mask = length_mask(lengths, x.shape[1])
+        out, b, f = self.loop(reverse_padded(x, lengths) if reverse else x, b, mask)
+        if reverse: out, f = reverse_padded(out, lengths), reverse_padded(f, lengths)
+        return out, b, f if fillers else None
+    return self.scan(x, b, plan or pack_plan(lengths, x.shape[1], reverse), fillers)
+
+@patch
+def sequence(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None = None,
+             fillers: bool = True) -> tuple[Tensor, Tensor, Tensor | None]:
+    "Run over `x` (B, T, d'): outputs (B, T, d), final state (B, d) and fillers (B, T, K, N) if `fillers`; `mask` (B, T) marks each row's real steps, a prefix of it."
+    B, T, _ = x.shape
+    if T == 0: raise ValueError("the input has no time steps (T = 0)")
+    lengths = torch.full((B,), T, device=x.device) if mask is None else mask.sum(1)
+    if mask is not None and not torch.equal(mask.bool(), length_mask(lengths, T)):
+        raise ValueError("mask must mark a prefix of each row (padding at the end only)")
+    return self.run(x, b, lengths, fillers=fillers)
+
+@patch
 def forward(self: TPRUCell, x: Tensor, b: Tensor | None = None, return_fillers: bool = False):
     "`cell(x_t, b_prev) -> b_t` for one step (x_t: B, d'); with `return_fillers` also $f_t$ (B, N) or (B, K, N)."
-    out, b, f = self.sequence(x[:, None], b)
-    f = f[:, 0, 0] if self.n_slices == 1 else f[:, 0]
-    return (b, f) if return_fillers else b
+    out, b, f = self.sequence(x[:, None], b, fillers=return_fillers)
+    if not return_fillers: return b
+    return b, (f[:, 0, 0] if self.n_slices == 1 else f[:, 0])
 
 # %% ../../nbs/tpru/00_cell.ipynb #598528f9
 def reverse_padded(x: Tensor, lengths: Tensor) -> Tensor:
@@ -258,15 +438,16 @@ class TPRU(nn.Module):
         if lengths.shape != (B,) or lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool \
            or int(lengths.min()) < 1 or int(lengths.max()) > T:
             raise ValueError(f"lengths must be {B} integers in 1..{T} (the input's steps); got {lengths.tolist()[:8]}")
-        mask = length_mask(lengths, T)
+        plans = [None if _STEP else pack_plan(lengths, T, bool(r)) for r in range(self.dirs)]   # one packing per direction
         h_n, fills = [], []
         for l in range(self.num_layers):
             outs = []
             for r in range(self.dirs):
                 cell, i = self.cells[l * self.dirs + r], l * self.dirs + r
-                o, h, f = cell.sequence(x if r == 0 else reverse_padded(x, lengths), None if h0 is None else h0[i], mask)
-                if r: o, f = reverse_padded(o, lengths), reverse_padded(f, lengths)
-                outs.append(o); h_n.append(h); fills.append(f.squeeze(2) if cell.n_slices == 1 else f)
+                o, h, f = cell.run(x, None if h0 is None else h0[i], lengths, bool(r), return_fillers, plans[r])
+                outs.append(o)
+                h_n.append(h)
+                if return_fillers: fills.append(f.squeeze(2) if cell.n_slices == 1 else f)
             x = torch.cat(outs, -1)
             if l < self.num_layers - 1 and self.dropout: x = Fn.dropout(x, self.dropout, self.training)
         out = x if self.batch_first else x.transpose(0, 1)

@@ -53,8 +53,8 @@ class Encoder(nn.Module):
 
     def forward(self, x: Tensor, lengths: Tensor, return_fillers: bool = False):
         if isinstance(self.rnn, TPRU):
-            out, _, fills = self.rnn(x, lengths=lengths, return_fillers=True)
-            return out, (fills if return_fillers else None)
+            r = self.rnn(x, lengths=lengths, return_fillers=return_fillers)   # fillers cost a third of a step
+            return r[0], (r[2] if return_fillers else None)
         packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
         out, _ = pad_packed_sequence(self.rnn(packed)[0], batch_first=True, total_length=x.shape[1])
         return out, None
