@@ -211,6 +211,10 @@ _COLS = ["experiment", "claim", "evidence", "source", "metric", "paper", "ours",
          "rule", "seeds",
          "commit"]
 
+def _cell(x) -> str:
+    "A markdown table cell showing `x`: its pipes escaped, so they stay text."
+    return str(x).replace("|", "\\|")
+
 def _table(cols: list[str], right=()) -> list[str]:
     "The head of a markdown table."
     return ["| " + " | ".join(cols) + " |", "|" + "|".join("---:" if c in right else "---" for c in cols) + "|"]
@@ -233,7 +237,7 @@ def _head(recs: dict, profile: str, runs, papers: list, head, vs) -> list[str]:
         L += ["No experiment notebook ran: none exists yet, or `--only` matched none.", ""]
     if not runs: return L
     L += ["## Notebooks run", "", *_table(["notebook", "status", "wall s", "error"], right=("wall s",))]
-    L += [f"| {r['notebook']} | {r['status']} | {r['wall_s']:.0f} | {r.get('error', '')[:200]} |" for r in runs] + [""]
+    L += [f"| {r['notebook']} | {r['status']} | {r['wall_s']:.0f} | {_cell(r.get('error', '')[:200])} |" for r in runs] + [""]
     if any(r["status"] != "ok" for r in runs):
         L += ["A notebook that did not run to its end recorded nothing: its last good records and "
               "executed copy are kept (flagged below as from its last good run).", ""]
@@ -253,7 +257,7 @@ def _rows(mine: list, stale: set) -> list[str]:
                  _fmt(r["ours"]),
                  f"**{shown}**{flag}", why.replace("|", "/"), f"`{c.rule_for(r.get('profile'))}`",
                  " ".join(map(str, r["seeds"])), r.get("commit", "")]
-        L.append("| " + " | ".join(map(str, cells)) + " |")
+        L.append("| " + " | ".join(map(_cell, cells)) + " |")
     return L
 
 def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set, figures: list) -> list[str]:
@@ -285,7 +289,7 @@ def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set,
     if todo:
         L += ["Not measured, and what measuring them needs (`tpr_nb.claims.NEEDS`):", "",
               *_table(["experiment", "claims", "needs"], right=("claims",)),
-              *[f"| {e} | {n} | {why} |" for (e, why), n in todo.items()], ""]
+              *[f"| {e} | {n} | {_cell(why)} |" for (e, why), n in todo.items()], ""]
     return L
 
 def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, figures: dict | None = None) -> str:
