@@ -442,7 +442,7 @@ def plot_tallies(tallies: dict, path: Path):
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()
     ax.set(xlabel="reproduction claims (printed, derived, qualitative)")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _save(fig, path, 100)
 
 SUMMARY_CAPTION = ("each paper's reproduction claims by verdict: solid bars on the paper's protocol, hatched at "
