@@ -103,7 +103,7 @@ def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir:
                     note=f"diverged: {e}")
     return dict(facts, test_error=babi_errors(model, d["test"])["error"],
                 valid_error=min(h["error"] for h in hist),
-                steps=hist[-1]["step"], wall_s=time.time() - t0, note="; ".join(d["notes"]),
+                steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"], note="; ".join(d["notes"]),
                 history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist])
 
 VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True, backlink=False),
@@ -147,7 +147,7 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
     log = read_log(f"{out_dir}/metrics.jsonl") if out_dir else []
     best = min(hist, key=lambda h: h[c.get("monitor", APP_A["monitor"])])
     return dict(facts, test_error=res["error"], per_task=res["per_task"], valid_error=best["error"],
-                best_step=best["step"], steps=hist[-1]["step"], wall_s=time.time() - t0,
+                best_step=best["step"], steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"],
                 history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist],
                 train_curve=[[r["step"], round(r["acc"], 4)] for r in log if r.get("split") == "train"])
 
@@ -200,7 +200,7 @@ REPRESENTATIONS = dict(
     quick=dict(max_steps=800, eval_every=100, patience=6, seeds=[0], max_sentences=70),
     full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0], max_sentences=130))
 
-# %% ../../nbs/tpr_rnn/02_training.ipynb #2f4c30b5
+# %% ../../nbs/tpr_rnn/02_training.ipynb #c805ac75
 def sysgen_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
     "One model of Fig. 5 as a resumable unit ('sysgen_tpr' or 'sysgen_lstm'): accuracy per new person and task."
     from tpr_nb.tpr_rnn.babi import from_splits
@@ -225,7 +225,7 @@ def sysgen_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> 
         hits.setdefault(e, {}).setdefault(str(t), []).append(ok)
     acc = {e: {t: 100 * sum(v) / len(v) for t, v in ts.items()} for e, ts in hits.items()}
     return dict(facts, acc=acc, test_acc=100 * sum(right) / len(right), valid_error=min(h["error"] for h in hist),
-                steps=hist[-1]["step"], wall_s=time.time() - t0,
+                steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"],
                 history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist])
 
 SYSGEN_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool",
