@@ -1,7 +1,7 @@
 "Smoke runs, through papermill, of every experiment notebook of the project (the runner's own path)."
 from pathlib import Path
 import pytest
-from tpr_nb.cli import experiment_notebooks, run_notebook
+from tpr_nb.runner import experiment_notebooks, run_notebook
 
 NBS = Path(__file__).resolve().parents[1] / "nbs"
 EXPERIMENTS = experiment_notebooks(NBS)

@@ -4,7 +4,7 @@ import json, re
 from pathlib import Path
 from tpr_nb.claims import CLAIMS, HEADLINE, evidence
 from tpr_nb.papers import PAPERS
-from tpr_nb.report import PROFILE_ORDER
+from tpr_nb.overview import PROFILE_ORDER
 
 ROOT = Path(__file__).resolve().parents[1]
 

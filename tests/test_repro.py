@@ -5,7 +5,7 @@ import nbformat
 import pandas as pd
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-from tpr_nb.cli import experiment_notebooks, repro
+from tpr_nb.runner import experiment_notebooks, repro
 from tpr_nb.report import CSV_COLUMNS
 from tpr_nb.claims import CLAIMS
 
@@ -60,7 +60,7 @@ def test_unknown_profile(project):
 
 def test_figures_are_kept_whatever_the_backend(tmp_path, monkeypatch):
     "The Makefile exports MPLBACKEND=Agg; the executed copy must still hold the notebook's figures, and the variable is restored."
-    from tpr_nb.cli import run_notebook
+    from tpr_nb.runner import run_notebook
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = tmp_path / "nbs" / "urn" / "10_plot.ipynb"
     make_nb(nb, "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(); ax.plot([0, 1]); plt.show()")
@@ -111,7 +111,7 @@ def test_interrupt_stops_what_the_notebook_started(tmp_path):
     script = tmp_path / "job.py"
     script.write_text(
         "import subprocess, sys\n"
-        "from tpr_nb.cli import interruptible\n"
+        "from tpr_nb.runner import interruptible\n"
         "def job():\n"
         "    p = subprocess.Popen(['sh', '-c', 'sleep 300 & echo $! > %s; wait'], start_new_session=True)\n"   # a kernel runs in a session of its own
         "    print('ready', flush=True); p.wait(); return 'finished'\n"

@@ -92,7 +92,8 @@ def test_demo_model_takes_a_shipped_name(capsys):
 def test_verdict_comes_from_the_registered_rule(tmp_path):
     "A record's stored rule is provenance: `ours == ours` does not make a claim hold, and the difference is reported."
     from tpr_nb.claims import get_claim
-    from tpr_nb.report import assemble, load_records, record, verdict
+    from tpr_nb.overview import assemble
+    from tpr_nb.report import load_records, record, verdict
     rec = record("tpr_rnn", "task01_error", 40.0, profile="quick", seeds=[0], wall_s=1, out=tmp_path)
     f = tmp_path / "metrics" / "tpr_rnn__babi_single.json"
     recs = json.loads(f.read_text()); recs[0].update(rule="ours == ours", holds="yes"); f.write_text(json.dumps(recs))
@@ -108,13 +109,14 @@ def test_verdict_comes_from_the_registered_rule(tmp_path):
 def test_report_follows_a_changed_registered_rule(tmp_path, monkeypatch):
     "Change a claim's rule in the registry: `tpr-nb report` shows the new rule's verdict, not the one stored at record time."
     import pandas as pd
+    import tpr_nb.overview as ov
     import tpr_nb.report as rp
     rp.record("tpr_rnn", "task01_error", 0.4, profile="quick", seeds=[0], wall_s=1, out=tmp_path)
-    rp.assemble("quick", tmp_path)
+    ov.assemble("quick", tmp_path)
     assert pd.read_csv(tmp_path / "claims.csv").set_index("claim_id").loc["task01_error"].verdict == "holds"
     new = [dataclasses.replace(c, rule="ours <= 0.1") if (c.paper, c.claim_id) == ("tpr_rnn", "task01_error") else c for c in rp.CLAIMS]
     monkeypatch.setattr(rp, "CLAIMS", new)
-    rp.assemble("quick", tmp_path)
+    ov.assemble("quick", tmp_path)
     assert pd.read_csv(tmp_path / "claims.csv").set_index("claim_id").loc["task01_error"].verdict == "fails"
 
 @pytest.mark.parametrize("rule", ["ours < 9**9**9", "ours < 9**99", "ours < 1e300", "ours < 10**ours",
@@ -153,7 +155,7 @@ def _snapshot(folder: Path, skip=("REPORT.md", "runs.json")) -> dict:
 
 def test_a_failed_rerun_keeps_the_last_good_records(tmp_path):
     "A notebook that fails after 3 of its 5 records: the 5 good records, its executed copy and the claims are as they were."
-    from tpr_nb.cli import repro
+    from tpr_nb.runner import repro
     from tpr_nb.report import load_records
     nb, out = tmp_path / "nbs" / "tpr_rnn" / "10_five.ipynb", tmp_path / "reports" / "smoke"
     make_nb(nb, _records([0.1, 0.2, 0.3, 0.4, 0.5]))
@@ -173,9 +175,10 @@ def test_report_files_are_written_atomically(tmp_path, monkeypatch):
     "A full disk in the middle of writing claims.csv, REPORT.md or a figure leaves the previous file whole, and no temporary file."
     import csv
     import matplotlib.figure
+    import tpr_nb.overview as ov
     import tpr_nb.report as rp
     rp.record("tpr_rnn", "task01_error", 0.4, profile="quick", seeds=[0], wall_s=1, out=tmp_path)
-    rp.assemble("quick", tmp_path)
+    ov.assemble("quick", tmp_path)
     def full_disk(*a, **k): raise OSError(28, "No space left on device")
     real_row, real_text = csv.DictWriter.writerow, Path.write_text
     calls = {"n": 0}
@@ -192,12 +195,12 @@ def test_report_files_are_written_atomically(tmp_path, monkeypatch):
         before = (tmp_path / name).read_bytes()
         with monkeypatch.context() as m:
             m.setattr(owner, attr, fake)
-            with pytest.raises(OSError): rp.assemble("quick", tmp_path)
+            with pytest.raises(OSError): ov.assemble("quick", tmp_path)
         assert (tmp_path / name).read_bytes() == before, name
         assert not [p.name for p in tmp_path.iterdir() if "tmp" in p.name]
 
 def test_runs_json_holds_no_absolute_path(tmp_path):
-    from tpr_nb.cli import read_runs, repro, write_runs
+    from tpr_nb.runner import read_runs, repro, write_runs
     make_nb(tmp_path / "nbs" / "urn" / "10_ok.ipynb", "x = 1")
     out = tmp_path / "reports" / "smoke"
     repro("smoke", nbs=tmp_path / "nbs", out=out)
@@ -236,7 +239,7 @@ def test_good_set_values_pass():
 
 def test_partial_run_claims_are_not_measured(tmp_path):
     "A run of task 1 alone (of the profile's 20) records its task's error; the mean over all tasks is `not measured (partial run)`; its REPORT.md lists only tpr_rnn."
-    from tpr_nb.cli import repro
+    from tpr_nb.runner import repro
     from tpr_nb.report import load_records, judged
     body = ("from tpr_nb.experiment import start\n"
             "run = start('tpr_rnn/11_all_tasks', profile, overrides, out, commit)\n"
@@ -412,7 +415,8 @@ def test_hubert_checks_token_type_ids():
 # ---------------------------------------------------------------- corrupt bookkeeping
 
 def test_a_corrupt_runs_json_is_named_with_its_fix(tmp_path, capsys):
-    from tpr_nb.cli import main, read_runs
+    from tpr_nb.cli import main
+    from tpr_nb.runner import read_runs
     (tmp_path / "runs.json").write_text('[{"notebook": "a/10_x.ipynb", ')
     assert main(["report", "--profile", "smoke", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err

@@ -2,7 +2,8 @@
 import random
 import torch
 from hypothesis import example, given, settings, strategies as st
-from tpr_nb.tpru.cell import TPRUCell, TPRU, reverse_padded, time_loop, VARIANTS
+from tpr_nb.tpru.cell import TPRUCell, TPRU, reverse_padded, VARIANTS
+from tpr_nb.tpru.scan import time_loop
 from tpr_nb.tpru.gradients import step_jacobian, autograd_jacobian, random_cell
 from tpr_nb.tpru import entailment as ent
 

@@ -5,44 +5,38 @@
 # %% ../../nbs/tpru/00_cell.ipynb #b258bf3e
 from __future__ import annotations
 import math
-import threading
-from contextlib import contextmanager
 import torch
 import torch.nn as nn
 import torch.nn.functional as Fn
 from torch import Tensor
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
-from torch.autograd.function import once_differentiable
 from fastcore.basics import patch
-from ..algebra import reduced_bind, reduced_unbind
+from ..algebra import reduced_unbind
 from ..data import length_mask
+from .scan import _STEP, FusedScan, TPRUScan, pack_plan
 from ..train import count_params   # the size Table 1 compares; the notebooks of this paper import it from here too
 
 # %% auto #0
-__all__ = ['VARIANTS', 'square_normalise', 'TPRUCell', 'tpru_step', 'fuse_step', 'time_loop', 'FusedScan', 'TPRUScan',
-           'pack_plan', 'reverse_padded', 'TPRU', 'paper_params', 'paper_rule_params']
+__all__ = ['VARIANTS', 'TPRUCell', 'reverse_padded', 'TPRU', 'paper_params', 'paper_rule_params']
 
 # %% ../../nbs/tpru/00_cell.ipynb #048c832f
 VARIANTS = ("ours", "mod1", "mod2", "mod3")
-
-def square_normalise(ft: Tensor, eps: float = 1e-6) -> Tensor:
-    "Eq. 4: $f = \\tilde f^2 / \\sum \\tilde f^2$ over the last axis (denominator floored at `eps`)."
-    sq = ft * ft
-    return sq / sq.sum(-1, keepdim=True).clamp_min(eps)
 
 def _uniform(*shape, bound):
     return nn.Parameter(torch.empty(*shape).uniform_(-bound, bound))
 
 # %% ../../nbs/tpru/00_cell.ipynb #e4a05821
 class TPRUCell(nn.Module):
-    "One TPRU step, Eqs. 2-6 (and App. E's `n_slices`); `variant` is 'ours' or Modification 'mod1'/'mod2'/'mod3'; `bias` gives each map a bias."
+    ("One TPRU step, Eqs. 2-6 (and App. E's `n_slices`); `variant` is 'ours' or Modification "
+     "'mod1'/'mod2'/'mod3'; `bias` gives each map a bias.")
     def __init__(self, input_size: int, hidden_size: int, n_roles: int, n_slices: int = 1, variant: str = "ours",
                  eps: float = 1e-6, bias: bool = False):
         super().__init__()
         if variant not in VARIANTS: raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
         if hidden_size % n_slices: raise ValueError(f"hidden_size {hidden_size} is not divisible by n_slices {n_slices}")
         d, dp, k = hidden_size, input_size, 1 / math.sqrt(hidden_size)
-        kx = 1 / math.sqrt(input_size) if bias else k                       # with biases, nn.Linear's bound 1/sqrt(fan_in)
+        # with biases, nn.Linear's bound 1/sqrt(fan_in)
+        kx = 1 / math.sqrt(input_size) if bias else k
         self.input_size, self.hidden_size, self.n_roles, self.n_slices, self.variant, self.eps = dp, d, n_roles, n_slices, variant, eps
         self.bias = bias
         self.register_buffer("E", torch.randn(d, n_roles))                  # fixed random basis, not trained
@@ -53,14 +47,17 @@ class TPRUCell(nn.Module):
         if bias:                                                            # the bias of each map, named after it
             for name, bound in (("W_r", k), ("W_u", k), ("V_b", k), ("W_b", k), ("V_x", kx), ("W_x", kx)):
                 if name in self._parameters: setattr(self, f"{name}_bias", _uniform(d, bound=bound))
-        init = 1.0 if bias else 0.0                                         # b_b = b_x = 1 with biases, as the reference starts them
+        # b_b = b_x = 1 with biases, as the reference starts them
+        init = 1.0 if bias else 0.0
         self.b_b, self.b_x = nn.Parameter(torch.full((), init)), nn.Parameter(torch.full((), init))
 
     def __getattr__(self, name):
         variant = self.__dict__.get("variant")
-        if name in ("W_u", "W_u_bias") and variant in ("mod1", "mod2"):                  # tied: W_u = W_r (and its bias)
+        # tied: W_u = W_r (and its bias)
+        if name in ("W_u", "W_u_bias") and variant in ("mod1", "mod2"):
             return getattr(self, name.replace("W_u", "W_r"))
-        if name == "V_b" and variant == "mod1": return torch.eye(self.hidden_size, dtype=self.E.dtype, device=self.E.device)
+        if name == "V_b" and variant == "mod1": return torch.eye(self.hidden_size, dtype=self.E.dtype,
+                                                                 device=self.E.device)
         if name == "V_b_bias" and variant == "mod1": return self.E.new_zeros(self.hidden_size)   # V_b = I has no bias
         return super().__getattr__(name)
 
@@ -71,240 +68,17 @@ class TPRUCell(nn.Module):
     def U(self) -> Tensor:                                                                    # unbinding vectors, d x N
         return self.W_u @ self.E + self.W_u_bias[:, None] if self.bias else self.W_u @ self.E
 
-# %% ../../nbs/tpru/00_cell.ipynb #2cc24129
+# %% ../../nbs/tpru/00_cell.ipynb #3cf201b7
 def _slice_proj(V: Tensor, U: Tensor, K: int) -> Tensor:
     "The slice-wise unbinding map: $x \\mapsto [U_k^\\top (V x)_k]_k$ as one `in x (K N)` matrix."
     d, N = U.shape
     Vk = V.T.reshape(V.shape[1], K, d // K).transpose(0, 1)        # K, in, d/K: the columns of V, cut into slices
     return reduced_unbind(U.reshape(K, d // K, N), Vk).transpose(0, 1).reshape(V.shape[1], K * N)
 
-def _bind(f: Tensor, RT: Tensor) -> Tensor:
-    "Eq. 6 per slice: $\\tilde b = [R_k f^k]_k$ for fillers `f` (B, K, N) and roles `RT` = $R_k^\\top$ (K, N, d/K)."
-    B, K, N = f.shape
-    if K == 1: return reduced_bind(RT[0].mT, f.reshape(B, N))
-    return reduced_bind(RT.mT, f.transpose(0, 1)).transpose(0, 1).reshape(B, -1)
-
-def _step_parts(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Tensor,
-                softmax: bool, eps: float) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    "Eqs. 3-6 from $b_{t-1}$: the gate $g_t$, the fillers $f_t$ (B, K, N), the relu'd recurrent half $a_t$ of Eq. 4 (`fb` itself for softmax) and $\\tilde b_t$."
-    B, d = b.shape
-    K, N = RT.shape[0], RT.shape[1]
-    z = b @ M                                                       # [W_b b | f_b] in one product
-    g = torch.sigmoid(z[:, :d] + gx)
-    fb = z[:, d:].reshape(B, K, N)
-    if softmax: a, f = fb, torch.softmax(fb + rx, -1)
-    else:
-        a = torch.relu(fb + b_b)
-        f = square_normalise(a + rx, eps)                           # Eqs. 4-5 (the input half precomputed)
-    return g, f, a, _bind(f, RT)
-
-def tpru_step(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Tensor,
-              softmax: bool, eps: float) -> tuple[Tensor, Tensor]:
-    "One step from $b_{t-1}$ given the input terms `gx` = $W_x x_t$ and `rx` (relu($f_x + b_x$), or $f_x$ for softmax); returns $b_t$ and $f_t$ (B, K, N)."
-    g, f, _, bt = _step_parts(b, gx, rx, M, RT, b_b, softmax, eps)
-    return torch.lerp(b, bt, g), f                                  # Eq. 2: g bt + (1 - g) b
-
-_STEP = {}   # how `sequence` runs the time loop: empty = `TPRUScan`; {'fn': None} = `FusedScan`; {'fn': step} = autograd through `step`
-_LOOPS = dict(fused=lambda: None, autograd=lambda: tpru_step, script=lambda: torch.jit.script(tpru_step),
-              compile=lambda: torch.compile(tpru_step, dynamic=False))
-
-def fuse_step(how: str | None = "compile"):
-    "How `TPRUCell.sequence` runs its time loop: None (the default) `TPRUScan`; 'fused' the loop before issue 50 (`FusedScan`); or under autograd, the plain step ('autograd') or the step fused by `torch.compile` ('compile') or TorchScript ('script')."
-    if how is not None and how not in _LOOPS: raise ValueError(f"how must be None or one of {list(_LOOPS)}, not {how!r}")
-    _STEP.clear()
-    if how is not None: _STEP["fn"] = _LOOPS[how]()
-
-@contextmanager
-def time_loop(how: str | None):
-    "Run the enclosed code with `fuse_step(how)`, then put the previous loop back."
-    old = dict(_STEP)
-    fuse_step(how)
-    try: yield
-    finally:
-        _STEP.clear()
-        _STEP.update(old)
-
-# %% ../../nbs/tpru/00_cell.ipynb #5ca9b1d0
-class FusedScan(torch.autograd.Function):
-    "The time loop before issue 50, kept as `time_loop('fused')`: `apply(gx, rx, b0, M, RT, b_b, mask, softmax, eps)` -> outputs (B, T, d), final state, fillers (B, T, K, N); `b_b` is a scalar or one per slice and role (K, N)."
-    @staticmethod
-    def forward(ctx, gx, rx, b0, M, RT, b_b, mask, softmax, eps):
-        B, T, d = gx.shape
-        K, N = RT.shape[:2]
-        Bp, G, BT, F, A = (gx.new_empty(T, *s) for s in ((B, d), (B, d), (B, d), (B, K, N), (0,) if softmax else (B, K, N)))
-        b = b0
-        for t in range(T):
-            Bp[t] = b
-            G[t], F[t], a, BT[t] = _step_parts(b, gx[:, t], rx[:, t], M, RT, b_b, softmax, eps)
-            if not softmax: A[t] = a
-            nb = torch.lerp(b, BT[t], G[t])
-            b = nb if mask is None else torch.where(mask[:, t, None], nb, b)
-        out, fills = torch.cat([Bp[1:], b[None]]).transpose(0, 1), F.transpose(0, 1)
-        if mask is not None: out, fills = out * mask[..., None], fills * mask[..., None, None]
-        ctx.save_for_backward(rx, M, RT, Bp, G, BT, F, A, mask)
-        ctx.softmax, ctx.eps, ctx.bb_scalar = softmax, eps, b_b.dim() == 0
-        return out, b, fills
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, d_out, d_b, d_fills):
-        rx, M, RT, Bp, G, BT, F, A, mask = ctx.saved_tensors
-        T, B, d = Bp.shape
-        K, N = RT.shape[:2]
-        if mask is not None: d_out, d_fills = d_out * mask[..., None], d_fills * mask[..., None, None]
-        dZ, dBT = Bp.new_empty(T, B, d + K * N), Bp.new_empty(T, B, d)
-        d_rx = torch.zeros_like(F)
-        delta = d_b.clone()
-        for t in reversed(range(T)):
-            delta = delta + d_out[:, t]
-            if mask is not None: m = mask[:, t, None]; skip, delta = delta * ~m, delta * m
-            g = G[t]
-            dBT[t] = delta * g                                                       # gate (Eq. 2)
-            dZ[t, :, :d] = delta * (BT[t] - Bp[t]) * g * (1 - g)
-            df = reduced_unbind(RT.transpose(1, 2), dBT[t].reshape(B, K, 1, d // K)).squeeze(2) + d_fills[:, t]   # bind (Eq. 6)
-            f = F[t]
-            inner = (df * f).sum(-1, keepdim=True)
-            if ctx.softmax: du = dfb = f * (df - inner)
-            else:                                                                    # normalise and relu (Eqs. 4-5)
-                u = A[t] + rx[:, t]
-                s = (u * u).sum(-1, keepdim=True)
-                du = torch.where(s > ctx.eps, 2 * u / s.clamp_min(ctx.eps) * (df - inner), 2 * u / ctx.eps * df)
-                dfb = du * (A[t] > 0)
-            d_rx[t] = du
-            dZ[t, :, d:] = dfb.reshape(B, K * N)
-            delta = dZ[t] @ M.T + delta * (1 - g)
-            if mask is not None: delta = delta + skip
-        dM = Bp.reshape(T * B, d).T @ dZ.reshape(T * B, -1)                         # weight gradients: one product each
-        dRT = torch.einsum("tbkn,tbkj->knj", F, dBT.reshape(T, B, K, d // K))
-        if ctx.softmax: d_bb = None
-        elif ctx.bb_scalar: d_bb = dZ[..., d:].sum().reshape(())
-        else: d_bb = dZ[..., d:].reshape(T * B, K, N).sum(0)                       # one b_b per slice and role
-        return dZ[..., :d].transpose(0, 1), d_rx.transpose(0, 1), delta, dM, dRT, d_bb, None, None, None
-
-# %% ../../nbs/tpru/00_cell.ipynb #5ca9b1e0
-_SCRATCH = {}
-
-def _scratch(name: str, shape: tuple, like: Tensor) -> Tensor:
-    "A tensor of `shape` kept from call to call for intermediate results (fresh memory costs a page fault per 4 kB); never returned or saved."
-    key, n = (name, like.dtype, like.device, threading.get_ident()), math.prod(shape)
-    buf = _SCRATCH.get(key)
-    if buf is None or buf.numel() < n: buf = _SCRATCH[key] = like.new_empty(n)
-    return buf[:n].view(shape)
-
-def _fillers(vb: Tensor, vx: Tensor, Ua: Tensor | None, softmax: bool, eps: float) -> tuple:
-    "Eqs. 3-5 for the n rows of one step from `vb`, `vx` (K, n, w): [relu(f_b + b_b); relu(f_x + b_x)] (2K, n, N), $\\tilde f$, $\\tilde f^2$, its floored sums (K, n, 1); softmax: $f_b + f_x$, None, f, None."
-    K, n = vb.shape[:2]
-    N = vb.shape[2] if Ua is None else Ua.shape[2]                    # no `Ua`: vb, vx are the fillers already (the fused map)
-    if softmax:
-        P = _scratch("P", (K, n, N), vb)
-        if Ua is None: torch.add(vb, vx, out=P)
-        else: torch.bmm(vb, Ua, out=P).baddbmm_(vx, Ua)
-        return P, None, torch.softmax(P, -1), None
-    P = _scratch("P", (2 * K, n, N), vb)
-    if Ua is None:
-        P[:K], P[K:] = vb, vx
-    else:                                                            # the second stage: [v | b] [U_k; 1] = f + b
-        torch.bmm(vb, Ua, out=P[:K])
-        torch.bmm(vx, Ua, out=P[K:])
-    u = torch.add(P.relu_()[:K], P[K:], out=_scratch("u", (K, n, N), vb))       # Eq. 5
-    sq = torch.mul(u, u, out=_scratch("sq", (K, n, N), vb))
-    return P, u, sq, sq.sum(-1, keepdim=True).clamp_min_(eps)                    # Eq. 4's numerator, denominator
-
-class TPRUScan(torch.autograd.Function):
-    "The time loop on packed rows (`TPRUCell.scan`) with its backward written out: `apply(gx, vx, b0, M, cv, U, R, ns, where, rows, softmax, eps)` -> outputs (L, d), final states (B, d), fillers (rows, K, N) or None."
-    @staticmethod
-    def forward(ctx, gx, vx, b0, M, cv, U, R, ns, where, rows, softmax, eps):
-        L, d = gx.shape                                  # L packed rows, step by step: step t is the next ns[t] rows
-        K, s, N = R.shape                                # R, U: K, d/K, N; vx: L, K, w (w = N fused, else d/K + 1)
-        w = vx.shape[2]
-        Ua = None if U is None else torch.cat([U, U.new_ones(K, 1, N)], 1)
-        Bp, Dt, G, out, Zv = (gx.new_empty(L, c) for c in (d, d, d, d, K * w))
-        fills = None if where is None else gx.new_zeros(rows, K, N)
-        b, WbT, Vb = b0.clone(), M[:, :d], M[:, d:]
-        o = 0
-        for n in ns:
-            r = slice(o, o + n)
-            o += n
-            bp = b[:n]
-            Bp[r] = bp
-            g = torch.addmm(gx[r], bp, WbT, out=G[r]).sigmoid_()                   # the gate of Eq. 2
-            zv = torch.addmm(cv, bp, Vb, out=Zv[r])                                 # f_b + b_b, or V_b b with b_b beside each slice
-            _, _, f, S = _fillers(zv.view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1), Ua, softmax, eps)
-            bt = torch.bmm(R, f.mT)                                                 # Eq. 6 per slice: K, d/K, n
-            if not softmax: bt.div_(S.mT)
-            dt = Dt[r]
-            dt.view(n, K, s).permute(1, 2, 0).copy_(bt)
-            dt.sub_(bp)                                                             # bt - b_{t-1}
-            if fills is not None: fills.index_copy_(0, where[r], (f if softmax else f / S).transpose(0, 1))
-            out[r] = bp.addcmul_(g, dt)                                             # Eq. 2
-        ctx.save_for_backward(vx, M, U, R, Bp, Zv, G, Dt, where)
-        ctx.ns, ctx.softmax, ctx.eps, ctx.rows_b = ns, softmax, eps, b0.shape[0]
-        ctx.set_materialize_grads(False)
-        return out, b, fills
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, d_out, d_b, d_fills):
-        vx, M, U, R, Bp, Zv, G, Dt, where = ctx.saved_tensors
-        L, d = Bp.shape
-        K, s, N = R.shape
-        w, softmax, eps = vx.shape[2], ctx.softmax, ctx.eps
-        Ua = None if U is None else torch.cat([U, U.new_ones(K, 1, N)], 1)
-        Ua2 = None if softmax or U is None else torch.cat([Ua, Ua])
-        delta = Bp.new_zeros(ctx.rows_b, d) if d_b is None else d_b.clone()
-        dZ, d_vx, MT = Bp.new_empty(L, d + K * w), torch.empty_like(vx), M.T
-        dU, dR = None if U is None else torch.zeros_like(U), torch.zeros_like(R)
-        o = L
-        for n in reversed(ctx.ns):
-            o -= n
-            r = slice(o, o + n)
-            if d_out is not None: delta[:n] += d_out[r]
-            dl, g = delta[:n], G[r]
-            vb, vxt = Zv[r].view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1)
-            P, u, f, S = _fillers(vb, vxt, Ua, softmax, eps)                        # recomputed, not stored
-            dbt = dl * g
-            dzg = torch.mul(dbt, Dt[r], out=dZ[r, :d])
-            dzg.addcmul_(dzg, g, value=-1)                                          # gate (Eq. 2)
-            dbk = dbt.view(n, K, s).transpose(0, 1)
-            dfl = None if d_fills is None else d_fills.index_select(0, where[r]).transpose(0, 1)
-            if softmax:
-                df = torch.bmm(dbk, R, out=_scratch("df", (K, n, N), dl))             # bind (Eq. 6)
-                if dfl is not None: df += dfl
-                dR.baddbmm_(dbk.mT, f)
-                dP = df.sub_(torch.linalg.vecdot(df, f).unsqueeze_(-1)).mul_(f)      # softmax
-                dPb = dPx = dP
-            else:
-                dbk = dbk * (2 / S)
-                df = torch.bmm(dbk, R, out=_scratch("df", (K, n, N), dl))             # bind (Eq. 6): 2 dL/df / s
-                if dfl is not None: df.addcdiv_(dfl, S, value=2)
-                dR.baddbmm_(dbk.mT, f, alpha=0.5)
-                c = torch.linalg.vecdot(df, f).unsqueeze_(-1).div_(S).masked_fill_(S <= eps, 0)
-                du = df.sub_(c).mul_(u)                                             # normalise (Eq. 4): dL/du
-                dP = _scratch("dP", (2 * K, n, N), dl)                              # relu (Eq. 5), both halves at once
-                torch.ops.aten.threshold_backward.grad_input(du, P.view(2, K, n, N), 0, grad_input=dP.view(2, K, n, N))
-                dPb, dPx = dP[:K], dP[K:]
-            if U is None: dVb, dVx = dPb.transpose(0, 1), dPx.transpose(0, 1)
-            else:                                                                   # the second stage's backward (Eq. 3)
-                dVT = torch.bmm(Ua, dP.mT) if softmax else torch.bmm(Ua2, dP.mT)   # (2)K, d/K + 1, n
-                dVb, dVx = dVT[:K].permute(2, 0, 1), dVT[-K:].permute(2, 0, 1)
-                dU.baddbmm_(vb[..., :s].mT, dPb).baddbmm_(vxt[..., :s].mT, dPx)
-            dZ[r, d:].view(n, K, w).copy_(dVb)
-            d_vx[r] = dVx
-            delta[:n] = torch.addmm(dl - dbt, dZ[r], MT)
-        return dZ[:, :d], d_vx, delta, Bp.T @ dZ, dZ[:, d:].sum(0), dU, dR, None, None, None, None, None
-
-def pack_plan(lengths: Tensor, T: int, reverse: bool = False) -> tuple[list, Tensor, Tensor]:
-    "How `TPRUScan` packs a padded batch (B, T): the rows still running at each step (rows by decreasing length, `order`), and each packed row's place among the B T padded rows, each row read back to front if `reverse`."
-    order = torch.argsort(lengths, descending=True, stable=True)
-    ls, t = lengths[order], torch.arange(T, device=lengths.device)
-    running = ls[:, None] > t                                                       # B, T
-    where = order[:, None] * T + (ls[:, None] - 1 - t if reverse else t)
-    return [n for n in running.sum(0).tolist() if n], where.T[running.T], order
-
-# %% ../../nbs/tpru/00_cell.ipynb #3cf201b7
 @patch
 def terms(self: TPRUCell) -> tuple[Tensor, Tensor, Tensor]:
-    "The per-call matrices of the fused map: input map [W_x^T | P_x], recurrent map [W_b^T | P_b] and the sliced roles $R_k^\\top$ (K, N, d/K)."
+    ("The per-call matrices of the fused map: input map [W_x^T | P_x], recurrent map [W_b^T | P_b] and the "
+     "sliced roles $R_k^\\top$ (K, N, d/K).")
     K, d, U = self.n_slices, self.hidden_size, self.U
     Mx = torch.cat([self.W_x.T, _slice_proj(self.V_x, U, K)], 1)
     Mb = torch.cat([self.W_b.T, _slice_proj(self.V_b, U, K)], 1)
@@ -312,28 +86,34 @@ def terms(self: TPRUCell) -> tuple[Tensor, Tensor, Tensor]:
 
 @patch
 def bias_terms(self: TPRUCell) -> tuple[Tensor, Tensor]:
-    "With `bias`: the input half's constant [W_x bias + W_b bias | U^T V_x bias] (d + K N) and the recurrent fillers' $U^\\top$ V_b bias (K, N)."
+    ("With `bias`: the input half's constant [W_x bias + W_b bias | U^T V_x bias] (d + K N) and the "
+     "recurrent fillers' $U^\\top$ V_b bias (K, N).")
     K, N, U = self.n_slices, self.n_roles, self.U
     cx = torch.cat([self.W_x_bias + self.W_b_bias, _slice_proj(self.V_x_bias[:, None], U, K)[0]])
     return cx, _slice_proj(self.V_b_bias[:, None], U, K)[0].reshape(K, N)
 
 @patch
-def loop(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
-    "The reference loops of `time_loop` ('fused': `FusedScan`; else autograd through the step) over `x` (B, T, d'): outputs, final state, fillers; `mask` (B, T) freezes the state."
+def loop(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None = None) -> tuple[Tensor,
+                                                                                                  Tensor, Tensor]:
+    ("The reference loops of `time_loop` ('fused': `FusedScan`; else autograd through the step) over `x` (B, "
+     "T, d'): outputs, final state, fillers; `mask` (B, T) freezes the state.")
     B, T, _ = x.shape
     d, K, N = self.hidden_size, self.n_slices, self.n_roles
     Mx, Mb, Rk = self.terms()
     softmax, bb = self.variant != "ours", self.b_b
     zx = x @ Mx                                                     # all steps at once
-    if self.bias:                                                   # constants: the gate's and V_x's biases into the input half,
-        cx, cb = self.bias_terms()                                  # V_b's into b_b inside the relu (into the input half for softmax)
+    # constants: the gate's and V_x's biases into the input half,
+    if self.bias:
+        # V_b's into b_b inside the relu (into the input half for softmax)
+        cx, cb = self.bias_terms()
         zx = zx + cx
         if softmax: zx = zx + torch.cat([cx.new_zeros(d), cb.reshape(-1)])
         else: bb = bb + cb
     gx, fx = zx[..., :d], zx[..., d:].reshape(B, T, K, N)
     rx = fx if softmax else torch.relu(fx + self.b_x)             # the input half of Eq. 5, all steps at once
     b = x.new_zeros(B, d) if b is None else b
-    if _STEP["fn"] is None:                                         # b_b is unused by the softmax variants: keep it out of the graph
+    # b_b is unused by the softmax variants: keep it out of the graph
+    if _STEP["fn"] is None:
         return FusedScan.apply(gx, rx, b, Mb, Rk, bb.detach() if softmax else bb, mask, softmax, self.eps)
     step, outs, fills = _STEP["fn"], [], []
     for t in range(T):
@@ -348,25 +128,31 @@ def loop(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None
 
 @patch
 def scan_terms(self: TPRUCell) -> tuple:
-    "`TPRUScan`'s per-call terms: input map [W_x^T | V_x^T or P_x] and its constant (or None), recurrent map M, its constant cv, U (or None: the fused map) and R cut into slices (K, d/K, N)."
+    ("`TPRUScan`'s per-call terms: input map [W_x^T | V_x^T or P_x] and its constant (or None), recurrent "
+     "map M, its constant cv, U (or None: the fused map) and R cut into slices (K, d/K, N).")
     d, K, N = self.hidden_size, self.n_slices, self.n_roles
     s, U, zero = d // K, self.U, self.E.new_zeros(())
     bb = self.b_b if self.variant == "ours" else zero                     # the softmax variants ignore b_b and b_x
     cvb = self.V_b_bias if self.bias else self.E.new_zeros(d)
-    if (K - 1) * N < d:                                                   # the fused map is the cheaper: f_b = b [V_b^T U_k]_k
+    # the fused map is the cheaper: f_b = b [V_b^T U_k]_k
+    if (K - 1) * N < d:
         Mx = torch.cat([self.W_x.T, _slice_proj(self.V_x, U, K)], 1)
-        cx = torch.cat([self.W_x_bias + self.W_b_bias, _slice_proj(self.V_x_bias[:, None], U, K)[0]]) if self.bias else None
+        cx = torch.cat([self.W_x_bias + self.W_b_bias,
+                        _slice_proj(self.V_x_bias[:, None], U, K)[0]]) if self.bias else None
         M = torch.cat([self.W_b.T, _slice_proj(self.V_b, U, K)], 1)
         return Mx, cx, M, _slice_proj(cvb[:, None], U, K)[0] + bb, None, self.R.view(K, s, N)
     Mx = torch.cat([self.W_x.T, self.V_x.T], 1)                         # two stages: v = V_b b, then f^k = U_k^T v^k
     cx = torch.cat([self.W_x_bias + self.W_b_bias, self.V_x_bias]) if self.bias else None
-    Vb = torch.cat([self.V_b.T.reshape(d, K, s), self.E.new_zeros(d, K, 1)], -1).reshape(d, -1)   # a zero column after each slice,
-    cv = torch.cat([cvb.view(K, s), bb.expand(K, 1)], -1).view(-1)                                 # whose constant is b_b
+    # a zero column after each slice,
+    Vb = torch.cat([self.V_b.T.reshape(d, K, s), self.E.new_zeros(d, K, 1)], -1).reshape(d, -1)
+    # whose constant is b_b
+    cv = torch.cat([cvb.view(K, s), bb.expand(K, 1)], -1).view(-1)
     return Mx, cx, torch.cat([self.W_b.T, Vb], 1), cv, U.view(K, s, N), self.R.view(K, s, N)
 
 @patch
 def scan(self: TPRUCell, x: Tensor, b: Tensor | None, plan: tuple, fillers: bool = False) -> tuple:
-    "`TPRUScan` over the padded `x` (B, T, d') packed by `plan` (`pack_plan`): outputs (B, T, d), zero at padding, final states (B, d) and fillers (B, T, K, N) if `fillers`, else None."
+    ("`TPRUScan` over the padded `x` (B, T, d') packed by `plan` (`pack_plan`): outputs (B, T, d), zero at "
+     "padding, final states (B, d) and fillers (B, T, K, N) if `fillers`, else None.")
     B, T, _ = x.shape
     d, K, N = self.hidden_size, self.n_slices, self.n_roles
     ns, where, order = plan
@@ -386,7 +172,8 @@ def scan(self: TPRUCell, x: Tensor, b: Tensor | None, plan: tuple, fillers: bool
 @patch
 def run(self: TPRUCell, x: Tensor, b: Tensor | None, lengths: Tensor, reverse: bool = False, fillers: bool = True,
         plan: tuple | None = None) -> tuple:
-    "`sequence` over rows of `lengths` (B,), each read from its last real step back to its first if `reverse` (outputs and fillers in the input's order); `plan`: `pack_plan`'s, if made already."
+    ("`sequence` over rows of `lengths` (B,), each read from its last real step back to its first if "
+     "`reverse` (outputs and fillers in the input's order); `plan`: `pack_plan`'s, if made already.")
     if _STEP:                                                                 # a reference loop of `time_loop`
         mask = length_mask(lengths, x.shape[1])
         out, b, f = self.loop(reverse_padded(x, lengths) if reverse else x, b, mask)
@@ -397,7 +184,8 @@ def run(self: TPRUCell, x: Tensor, b: Tensor | None, lengths: Tensor, reverse: b
 @patch
 def sequence(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None = None,
              fillers: bool = True) -> tuple[Tensor, Tensor, Tensor | None]:
-    "Run over `x` (B, T, d'): outputs (B, T, d), final state (B, d) and fillers (B, T, K, N) if `fillers`; `mask` (B, T) marks each row's real steps, a prefix of it."
+    ("Run over `x` (B, T, d'): outputs (B, T, d), final state (B, d) and fillers (B, T, K, N) if `fillers`; "
+     "`mask` (B, T) marks each row's real steps, a prefix of it.")
     B, T, _ = x.shape
     if T == 0: raise ValueError("the input has no time steps (T = 0)")
     lengths = torch.full((B,), T, device=x.device) if mask is None else mask.sum(1)
@@ -424,11 +212,13 @@ def reverse_padded(x: Tensor, lengths: Tensor) -> Tensor:
 class TPRU(nn.Module):
     "A stack of TPRU cells that takes and returns what `torch.nn.GRU` does, padded `lengths` and fillers besides."
     def __init__(self, input_size: int, hidden_size: int, n_roles: int, num_layers: int = 1, batch_first: bool = False,
-                 bidirectional: bool = False, dropout: float = 0.0, n_slices: int = 1, variant: str = "ours", bias: bool = False):
+                 bidirectional: bool = False, dropout: float = 0.0, n_slices: int = 1, variant: str = "ours",
+                 bias: bool = False):
         super().__init__()
         self.hidden_size, self.num_layers, self.batch_first, self.dropout = hidden_size, num_layers, batch_first, dropout
         self.dirs = 2 if bidirectional else 1
-        self.cells = nn.ModuleList([TPRUCell(input_size if l == 0 else hidden_size * self.dirs, hidden_size, n_roles, n_slices, variant,
+        self.cells = nn.ModuleList([TPRUCell(input_size if l == 0 else hidden_size * self.dirs, hidden_size,
+                                             n_roles, n_slices, variant,
                                              bias=bias) for l in range(num_layers) for _ in range(self.dirs)])
 
     def forward(self, input, h0: Tensor | None = None, lengths: Tensor | None = None, return_fillers: bool = False):
@@ -454,7 +244,8 @@ class TPRU(nn.Module):
         if lengths.shape != (B,) or lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool \
            or int(lengths.min()) < 1 or int(lengths.max()) > T:
             raise ValueError(f"lengths must be {B} integers in 1..{T} (the input's steps); got {lengths.tolist()[:8]}")
-        plans = [None if _STEP else pack_plan(lengths, T, bool(r)) for r in range(self.dirs)]   # one packing per direction
+        # one packing per direction
+        plans = [None if _STEP else pack_plan(lengths, T, bool(r)) for r in range(self.dirs)]
         h_n, fills = [], []
         for l in range(self.num_layers):
             outs = []
@@ -478,5 +269,6 @@ def paper_params(kind: str, d: int, d_in: int, layers: int = 2) -> int:
 
 # %% ../../nbs/tpru/00_cell.ipynb #253c19c7
 def paper_rule_params(kind: str, d: int, layers: int = 2, bidirectional: bool = False) -> int:
-    "Table 2's counting rule: Table 1's formula at d' = d for each recurrent cell (`layers` x directions), biases left out."
+    ("Table 2's counting rule: Table 1's formula at d' = d for each recurrent cell (`layers` x directions), "
+     "biases left out.")
     return paper_params(kind, d, d, 1) * layers * (2 if bidirectional else 1)

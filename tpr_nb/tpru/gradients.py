@@ -7,7 +7,8 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 from torch import Tensor
-from .cell import TPRUCell, VARIANTS, square_normalise, time_loop
+from .cell import TPRUCell, VARIANTS
+from .scan import square_normalise, time_loop
 
 # %% auto #0
 __all__ = ['candidate_jacobian', 'step_jacobian', 'paper_step_jacobian', 'autograd_jacobian', 'random_cell',
