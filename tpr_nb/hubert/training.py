@@ -23,15 +23,18 @@ __all__ = ['HUB', 'HUB_KEY_IGNORE', 'PAPER_NLI_TASK', 'PAPER_SOURCES', 'PAPER_TA
 # %% ../../nbs/hubert/02_training.ipynb #6a7db4bb
 HUB = dict(
     common=dict(encoder=None, agg="mean", max_len=128, batch_size=16, eval_batch_size=64, lr=5e-5, optimizer="adamax",
-                warmup=0.1, clip_norm=1.0, ortho=1e-3, lr_scales=None, tpr=dict(d_S=32, d_R=32, n_S=50, n_R=35, temperature=1.0),
+                warmup=0.1, clip_norm=1.0, ortho=1e-3, lr_scales=None,
+                tpr=dict(d_S=32, d_R=32, n_S=50, n_R=35, temperature=1.0),
                 nli_task="RTE", sources=["SST-2", "MRPC"], targets=["RTE", "MRPC", "SST-2"], evals_per_run=2,
                 hans_per_cell=None, role_sentences=2000, role_k=2, seeds=[0], no_harm_seeds=None, workers=2,
                 n_source=None, n_target=None),   # examples per transfer source and target (None: n_train)
     smoke=dict(encoder="tiny", n_train=32, n_dev=24, epochs=1, max_len=48, batch_size=8, lr=1e-3, hans_per_cell=4,
                role_sentences=20, tpr=dict(d_S=4, d_R=4, n_S=6, n_R=5, temperature=1.0, n_heads=2), sources=["SST-2"],
                targets=["RTE", "SST-2"], workers=1, evals_per_run=1),
-    quick=dict(n_train=1000, n_target=500, n_dev=None, epochs=2, role_sentences=1000, lr=1e-4, lr_scales={"tpr.": 20, "agg.": 20, "classifier.": 20, "lstm.": 20},
-               hans_per_cell=300, no_harm_seeds=[3, 4, 5], n_source=4000),   # n_source was chosen on seeds 0-2: re-measured on 3-5 (tpr_nb.claims.POST_HOC)
+    quick=dict(n_train=1000, n_target=500, n_dev=None, epochs=2, role_sentences=1000, lr=1e-4,
+               lr_scales={"tpr.": 20, "agg.": 20, "classifier.": 20, "lstm.": 20},
+               # n_source was chosen on seeds 0-2: re-measured on 3-5 (tpr_nb.claims.POST_HOC)
+               hans_per_cell=300, no_harm_seeds=[3, 4, 5], n_source=4000),
     full=dict(n_train=None, n_target=None, n_dev=None, epochs=10, batch_size=256, agg="concat", evals_per_run=10,
               role_sentences=None, seeds=[0, 1, 2], workers=1),
 )
@@ -122,12 +125,14 @@ def model_run(kind: str, task: str, seed: int, c: Config, folder, retrain: bool 
     return cached_run(f"{kind}@{task}", seed, c, folder, _named_run, retrain, ignore=HUB_KEY_IGNORE)
 
 def source_run(kind: str, task: str, seed: int, c: Config, folder, retrain: bool = False) -> dict:
-    "`model_run` of a transfer source: trained on `c.n_source` examples of `task` where the profile sets it, else `c.n_train`."
+    ("`model_run` of a transfer source: trained on `c.n_source` examples of `task` where the profile sets "
+     "it, else `c.n_train`.")
     n = c.n_train if c.n_source is None else c.n_source
     return model_run(kind, task, seed, Config(c, n_train=n), folder, retrain)
 
 def transfer_run(kind: str, source: str, target: str, parts, seed: int, c: Config, folder) -> dict:
-    "Train `kind` on `target` (`c.n_target` examples) after copying `parts` of the cached `source` model (none: baseline)."
+    ("Train `kind` on `target` (`c.n_target` examples) after copying `parts` of the cached `source` model "
+     "(none: baseline).")
     src = source_run(kind, source, c.seeds[0], c, folder)["state"] if parts else None
     n = c.n_train if c.n_target is None else c.n_target
     r = run_task(kind, target, seed, c, source=src, parts=parts, n_train=n)
@@ -164,10 +169,12 @@ def transfer_jobs(c: Config, targets, pairs, folder) -> list[dict]:
 def encode_hans(tok, hans, max_len: int = 128) -> dict:
     "HANS rows WordPiece-encoded once (label 1 = entailment), to score several models on."
     return encode(tok,
-                  hans.remove_columns("label").add_column("label", [int(y == "entailment") for y in hans["label"]]), max_len)
+                  hans.remove_columns("label").add_column("label",
+                                                          [int(y == "entailment") for y in hans["label"]]), max_len)
 
 def hans_accuracy(model: HUBERT, task: str, hans, enc: dict, batch_size: int = 64) -> dict:
-    "Accuracy on HANS rows (`enc` = `encode_hans(...)` of them) by (gold label, heuristic) cell and their mean; `task`'s labels mapped to two classes."
+    ("Accuracy on HANS rows (`enc` = `encode_hans(...)` of them) by (gold label, heuristic) cell and their "
+     "mean; `task`'s labels mapped to two classes.")
     pred, _ = predictions(model, batches(enc, batch_size, shuffle=False, bucket=False))
     said = [nli_label(TASKS[task][0][p]) for p in pred.tolist()]
     cells = {}

@@ -90,7 +90,8 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
 # %% ../../nbs/tpr_rnn/02_training.ipynb #12e78fc4
 def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir: str | None = None,
              **model_kw) -> dict:
-    "Train a TPR-RNN on one bAbI task (`model_kw`: sizes and `move`/`backlink`; `out_dir`: checkpoints, so an interrupted run resumes); return its test error and run facts."
+    ("Train a TPR-RNN on one bAbI task (`model_kw`: sizes and `move`/`backlink`; `out_dir`: checkpoints, so "
+     "an interrupted run resumes); return its test error and run facts.")
     from tpr_nb.tpr_rnn.babi import babi_data
     t0 = time.time()
     cap = c.get("max_sentences_task3", MAX_SENTENCES) if task == 3 else c.get("max_sentences", MAX_SENTENCES)
@@ -110,7 +111,8 @@ VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True, backlin
             "wb": dict(move=False, backlink=True)}   # Table 3
 
 def task_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
-    "`run_task` as a resumable unit (`tpr_nb.units.run_unit`): `name` is 'taskNN', or '<variant>_taskNN' for a Table 3 ablation (`VARIANTS`)."
+    ("`run_task` as a resumable unit (`tpr_nb.units.run_unit`): `name` is 'taskNN', or '<variant>_taskNN' "
+     "for a Table 3 ablation (`VARIANTS`).")
     variant, _, task = name.rpartition("_")
     return run_task(int(task.removeprefix("task")), seed, c, c.limit, out_dir, d_entity=c.d_entity,
                     d_relation=c.d_relation,
@@ -172,23 +174,27 @@ SINGLE_TASK = dict(
     common=dict(SINGLE_RECIPE, tasks=ALL_TASKS, limit=None),
     smoke=dict(tasks=[1, 4], limit=300, max_steps=30, eval_every=15, patience=None, seeds=[0], workers=1),
     quick=dict(max_steps=5000, eval_every=250, patience=8, seeds=[0], workers=2),
-    full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0, 1, 2, 3, 4], time_budget_s=None, workers=1, units=True))
+    full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0, 1, 2, 3, 4], time_budget_s=None,
+              workers=1, units=True))
 
 ALL_TASK = dict(
     common=dict(ALL_RECIPE, tasks=ALL_TASKS),
     smoke=dict(limit=20, valid_limit=10, test_limit=20, max_steps=30, eval_every=15, patience=None, seeds=[0]),
     quick=dict(limit=1000, valid_limit=100, test_limit=None, max_steps=6000, eval_every=250, patience=None, seeds=[0]),
-    full=dict(limit=None, valid_limit=None, test_limit=None, max_steps=600000, eval_every=5000, patience=10, seeds=list(range(5)),
+    full=dict(limit=None, valid_limit=None, test_limit=None, max_steps=600000, eval_every=5000, patience=10,
+              seeds=list(range(5)),
               time_budget_s=None, units=True))
 
 ABLATION = dict(
     common=dict(SINGLE_RECIPE, limit=None, variants=("w", "wm", "wb")),
     smoke=dict(tasks=[1], limit=300, max_steps=20, eval_every=10, patience=None, seeds=[0], workers=1),
     quick=dict(tasks=[1, 6, 9, 10, 13], max_steps=1500, eval_every=100, patience=6, seeds=[0], workers=2),
-    full=dict(tasks=ALL_TASKS, max_steps=40000, eval_every=500, patience=20, seeds=[0, 1, 2], time_budget_s=None, workers=1, units=True))
+    full=dict(tasks=ALL_TASKS, max_steps=40000, eval_every=500, patience=20, seeds=[0, 1, 2],
+              time_budget_s=None, workers=1, units=True))
 
 SYSGEN = dict(
-    common=dict(SINGLE_RECIPE, tasks=[1, 6, 7, 8, 9, 11, 12, 13], new_per_pair=500, baseline_lr=0.001, baseline_hidden=64),
+    common=dict(SINGLE_RECIPE, tasks=[1, 6, 7, 8, 9, 11, 12, 13], new_per_pair=500, baseline_lr=0.001,
+                baseline_hidden=64),
     smoke=dict(limit=100, new_per_pair=20, max_steps=20, eval_every=10, patience=None, seeds=[0]),
     quick=dict(limit=1500, new_per_pair=150, max_steps=6000, eval_every=250, patience=5, seeds=[0]),
     full=dict(limit=None, max_steps=60000, eval_every=1000, patience=15, seeds=[0, 1, 2], time_budget_s=None,
@@ -241,7 +247,8 @@ def task_table(errors: dict, paper_mean: dict | None = None, paper_best: dict | 
     rows = []
     for t, errs in sorted(errors.items()):
         e = np.asarray(errs, dtype=float)
-        rows.append(dict(task=t, ours_mean=e.mean(), ours_std=e.std(ddof=1) if len(e) > 1 else float("nan"), ours_best=e.min(),
+        rows.append(dict(task=t, ours_mean=e.mean(), ours_std=e.std(ddof=1) if len(e) > 1 else float("nan"),
+                         ours_best=e.min(),
                          paper_mean=(paper_mean or {}).get(t), paper_best=(paper_best or {}).get(t), seeds=len(e)))
     return pd.DataFrame(rows).set_index("task").round(2)
 

@@ -76,7 +76,8 @@ def _columns(n: int) -> tuple[int, ...]:
     return tuple(int.from_bytes(np.packbits((w >> i) & 1, bitorder="little").tobytes(), "little") for i in range(n))
 
 def evaluate(tree, world: dict, mask: int = 1) -> int:
-    "Truth value (0/1) of `tree` in `world`; with truth-table integers as values and `mask` all ones, in every world at once."
+    ("Truth value (0/1) of `tree` in `world`; with truth-table integers as values and `mask` all ones, in "
+     "every world at once.")
     if isinstance(tree, str): return world[tree]
     if tree[0] == "~": return mask ^ evaluate(tree[1], world, mask)
     x, y = evaluate(tree[1], world, mask), evaluate(tree[2], world, mask)
@@ -125,7 +126,8 @@ def entailing_pairs(n: int, letters: str, rng: random.Random, ops: tuple[int, in
     return out
 
 def four_tuples(pairs: list[tuple]) -> list[tuple]:
-    "Greedily match entailing pairs into `(a1, b1, a2, b2)` with a1 not entailing b2 and a2 not entailing b1 (Main.hs `extract_four_tuples`)."
+    ("Greedily match entailing pairs into `(a1, b1, a2, b2)` with a1 not entailing b2 and a2 not entailing "
+     "b1 (Main.hs `extract_four_tuples`).")
     rest, out = list(pairs), []
     while rest:
         a, b, ta, tb = rest.pop(0)
@@ -137,13 +139,15 @@ def four_tuples(pairs: list[tuple]) -> list[tuple]:
     return out
 
 def canonical(a: str, b: str) -> str:
-    "`a,b` with variables renamed in order of first appearance: equal exactly for alpha-equivalent pairs (Main.hs `deBruijn`)."
+    ("`a,b` with variables renamed in order of first appearance: equal exactly for alpha-equivalent pairs "
+     "(Main.hs `deBruijn`).")
     names = {}
     return "".join(names.setdefault(c, LETTERS[len(names)]) if c in LETTERS else c for c in f"{a},{b}")
 
 def generate_pairs(n: int, seed: int = 0, max_vars: int = 10, ops: tuple[int, int] | None = None,
                    run_pairs: int = 20, exclude: set[str] | None = None) -> Dataset:
-    "`n` shuffled pairs (columns A, B, label) from four-tuples made as in Main.hs; `ops=None` draws sizes like validate.txt."
+    ("`n` shuffled pairs (columns A, B, label) from four-tuples made as in Main.hs; `ops=None` draws sizes "
+     "like validate.txt.")
     rng, rows = random.Random(seed), []
     while len(rows) < n:
         letters = "".join(rng.sample(LETTERS, rng.randint(1, max_vars)))
@@ -169,7 +173,8 @@ def heldout_keys(splits=HELDOUT) -> set[str]:
     return keys
 
 def train_split(n: int = 99_876, seed: int = 0) -> Dataset:
-    "The real train.txt if it can be found, else `generate_pairs(n, seed)` minus held-out pairs; `.info.description` says which."
+    ("The real train.txt if it can be found, else `generate_pairs(n, seed)` minus held-out pairs; "
+     "`.info.description` says which.")
     try:
         ds, source = load_logical_entailment("train"), "train.txt of Evans et al. (2018)"
     except DataMissingError:
@@ -181,10 +186,12 @@ def train_split(n: int = 99_876, seed: int = 0) -> Dataset:
 
 # %% ../../nbs/tpru/01_entailment.ipynb #c2dbbcd3
 def formula_stats(ds) -> dict:
-    "Token lengths of A and B, variables and connectives per pair (mean and percentiles) and the positive share of a table with columns A, B, label."
+    ("Token lengths of A and B, variables and connectives per pair (mean and percentiles) and the positive "
+     "share of a table with columns A, B, label.")
     A, B, y = list(ds["A"]), list(ds["B"]), np.asarray(ds["label"])
     cols = {"len A": [len(a) for a in A], "len B": [len(b) for b in B],
-            "vars": [len(variables(a + b)) for a, b in zip(A, B)], "ops": [n_operators(a) + n_operators(b) for a, b in zip(A, B)]}
+            "vars": [len(variables(a + b)) for a, b in zip(A, B)],
+            "ops": [n_operators(a) + n_operators(b) for a, b in zip(A, B)]}
     out = {"pairs": len(A), "positive %": float(100 * y.mean())}
     for name, x in cols.items():
         out[f"{name} mean"] = float(np.mean(x))
@@ -209,7 +216,8 @@ def encode(s: str) -> list[int]:
 
 def entailment_batches(ds, batch_size: int, shuffle: bool = True, seed: int = 0, permute: bool = False,
                        pool: int = 50) -> list[dict]:
-    "Padded batches of a table with columns A, B, label: LongTensors `a`, `b`, `a_len`, `b_len`, `label`; `pool` as in `bucket_batches` (1: uniformly random batches)."
+    ("Padded batches of a table with columns A, B, label: LongTensors `a`, `b`, `a_len`, `b_len`, `label`; "
+     "`pool` as in `bucket_batches` (1: uniformly random batches).")
     A, B, y = list(ds["A"]), list(ds["B"]), list(ds["label"])
     if permute:
         rng = random.Random(seed)

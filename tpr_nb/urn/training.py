@@ -52,7 +52,8 @@ def intervals_overlap(table: pd.DataFrame, a: int, b: int) -> bool:
     return bool(table.loc[a, "lo"] <= table.loc[b, "hi"] and table.loc[b, "lo"] <= table.loc[a, "hi"])
 
 def plot_accuracy_by(tables: dict, ax=None, xlabel: str = "attractors", title: str = "", min_n: int = 1):
-    "Accuracy against bin with Wilson 95% error bars, one line per model; bins with fewer than `min_n` examples left out."
+    ("Accuracy against bin with Wilson 95% error bars, one line per model; bins with fewer than `min_n` "
+     "examples left out.")
     import matplotlib.pyplot as plt
     ax = ax or plt.subplots(figsize=(5.5, 3.2))[1]
     for i, (name, t) in enumerate(tables.items()):
@@ -112,11 +113,14 @@ def dyck_sets(c: Config, seed: int) -> dict:
                 long=(c.n_test, c.test_pairs, c.train_depth, s + 3), deep=(c.n_test, c.n_pairs, c.n_pairs, s + 4))
 
 def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
-    "Train one Dyck model (`out_dir`: its checkpoints, best weights and `model.json`); return its facts and its scored test set (and its weights, for the generator analysis)."
+    ("Train one Dyck model (`out_dir`: its checkpoints, best weights and `model.json`); return its facts and "
+     "its scored test set (and its weights, for the generator analysis).")
     t0 = time.time()
     sets = {k: dyck_data(n, pairs, d, seed=s) for k, (n, pairs, d, s) in dyck_sets(c, seed).items()}
     train, valid, tests = sets["train"], sets["valid"], {k: sets[k] for k in ("long", "deep")}
-    batches = lambda ep: [{k: train[k][i] for k in ("tokens", "targets")} for i in index_batches(c.n_train, c.batch_size, 1000 * seed + ep)]
+    batches = lambda ep: [{k: train[k][i] for k in ("tokens", "targets")} for i in index_batches(c.n_train,
+                                                                                                 c.batch_size,
+                                                                                                 1000 * seed + ep)]
     def evaluate(m):
         r = dyck_closing(m, valid)
         return {"loss": r["loss"], "closing_acc": 100 * r["correct"].float().mean()}
@@ -131,7 +135,8 @@ def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dic
                 state={k: v.cpu() for k, v in model.state_dict().items()})
 
 def dyck_unit(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
-    "`run_dyck` as a resumable unit (`tpr_nb.units.run_unit`): its record, without the per-bracket scores and the weights (those stay in `out_dir`)."
+    ("`run_dyck` as a resumable unit (`tpr_nb.units.run_unit`): its record, without the per-bracket scores "
+     "and the weights (those stay in `out_dir`).")
     return {k: v for k, v in run_dyck(kind, seed, c, out_dir).items() if k not in ("scores", "state")}
 
 DYCK_UNIT = ("n_pairs", "test_pairs", "train_depth", "batch_size", "lr", "n_train", "n_valid", "n_test",
@@ -180,12 +185,14 @@ def make_agreement_model(kind: str, vocab_size: int, c: Config) -> nn.Module:
     raise ValueError(f"unknown model {kind!r}: use urn<n> or lstm")
 
 def run_agreement(kind: str, seed: int, c: Config, data: dict) -> dict:
-    "Train one agreement model on `data['train']` (early stopping on `data['valid']`); score every other split. `c.vocab_size` sizes the embeddings."
+    ("Train one agreement model on `data['train']` (early stopping on `data['valid']`); score every other "
+     "split. `c.vocab_size` sizes the embeddings.")
     t0 = time.time()
     def evaluate(m):
         r = agreement_scores(m, data["valid"])
         return {"loss": r["loss"], "acc": 100 * r["correct"].float().mean()}
-    model, hist = fit(lambda s: make_agreement_model(kind, c.vocab_size, c), lambda ep: agreement_batches(data["train"], c.batch_size, 1000 * seed + ep),
+    model, hist = fit(lambda s: make_agreement_model(kind, c.vocab_size, c),
+                      lambda ep: agreement_batches(data["train"], c.batch_size, 1000 * seed + ep),
                       agreement_loss, evaluate, train_config(c, seed))
     scores = {k: agreement_scores(model, d) for k, d in data.items() if k != "train"}
     return dict(kind=kind, seed=seed, params=count_params(model), steps=hist[-1]["step"],
@@ -194,7 +201,8 @@ def run_agreement(kind: str, seed: int, c: Config, data: dict) -> dict:
 
 # %% ../../nbs/urn/03_training.ipynb #c751c58b
 DYCK = dict(
-    common=dict(n_pairs=10, test_pairs=20, train_depth=3, batch_size=512, lr=1e-3, lstm_embed=12, lstm_hidden=52, seeds=[0],
+    common=dict(n_pairs=10, test_pairs=20, train_depth=3, batch_size=512, lr=1e-3, lstm_embed=12,
+                lstm_hidden=52, seeds=[0],
                 kinds=["urn50", "urn32", "lstm"], min_n=30, workers=2, fig3_test="long"),
     smoke=dict(n_train=1024, n_valid=256, n_test=256, max_steps=4, eval_every=2, kinds=["urn8", "lstm"],
                lstm_embed=4, lstm_hidden=8, workers=1, min_n=1),
@@ -206,7 +214,8 @@ DYCK = dict(
 AGREEMENT = dict(
     common=dict(batch_size=64, lr=1e-3, lstm_embed=50, lstm_hidden=50, exp_dtype="float32", max_len=50, min_count=2,
                 seeds=[0], kinds=["urn50", "lstm"], min_n=20, workers=2, valid_frac=0.1, test_frac=0.1),
-    smoke=dict(limit=256, max_steps=4, eval_every=2, kinds=["urn8", "lstm"], lstm_embed=4, lstm_hidden=8, workers=1, min_n=1),
+    smoke=dict(limit=256, max_steps=4, eval_every=2, kinds=["urn8", "lstm"], lstm_embed=4, lstm_hidden=8,
+               workers=1, min_n=1),
     quick=dict(limit=None, max_steps=4000, eval_every=100, patience=6),
     full=dict(limit=None, max_steps=200_000, eval_every=2000, patience=5, batch_size=512, seeds=[0, 1, 2]),
 )
