@@ -15,6 +15,10 @@ PAPER = '''
 id = "toy"
 folder = "toy"
 title = "A toy paper (2026): guessing a number by halving the error"
+headline = ["guess_error"]
+
+[papers.measured_in]
+guess = "10_guess"
 
 [papers.experiments]
 10_guess = {table = "tpr_nb.toy.guess:GUESS"}

@@ -167,7 +167,8 @@ def test_no_page_loads_a_script_from_another_site(site):
     assert offsite == [], offsite[:5]
 
 MATH_PAGES = ["nbs/00_algebra.html", "nbs/02c_optim.html", "nbs/tpr_rnn/00_model.html", "nbs/tpru/00_cell.html",
-              "nbs/urn/00_model.html", "index.html", "reports/quick/REPORT.html", "reports/full/REPORT.html"]
+              "nbs/urn/00_model.html", "index.html", "reports/quick/REPORT.html", "reports/full/REPORT.html",
+              "reports/REPORT.html"]
 
 @needs_chromium
 @pytest.mark.parametrize("page", MATH_PAGES)

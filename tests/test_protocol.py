@@ -53,3 +53,20 @@ def test_a_deviation_without_a_reason_is_refused():
     assert planted != text
     with pytest.raises(ValueError, match="needs a kind .* and a why"):
         read_cards(planted, "tpr_rnn")
+
+def test_every_result_kind_deviation_says_whether_it_affects_the_result():
+    "Each missing-data, hardware and not-yet deviation of every card is classified (`affects`): the report reads its claims as proxy or deviation, or not, by it."
+    from tpr_nb.protocol import RESULT_KINDS
+    bad = [f"{c.notebook}: {s.name} ({s.kind})" for p in PAPERS for c in load_cards(p) for s in c.settings
+           if s.status == "deviation" and s.kind in RESULT_KINDS and s.affects not in ("result", "none")]
+    assert bad == [], bad
+
+def test_the_papers_stand_in_data_reads_proxy():
+    "The stand-ins the issue names (HRR word analysis on PTB, URN agreement on UD-EWT, TPRU POS-PMI from a PTB model, the generated entailment train set) are proxies at every profile."
+    from tpr_nb.papers import experiment
+    from tpr_nb.protocol import claim_protocol, card_for, protocol_rows
+    for nb, claim in [("hrr/11_word_analysis", "t7_1b100_baseline_avg_analogy"), ("urn/11_agreement", "urn_overall_acc"),
+                      ("tpru/13_interpretability", "noun_pmi_gap"), ("tpru/10_entailment", "tpru512_val")]:
+        for profile in ("quick", "full"):
+            rows = protocol_rows(card_for(nb), experiment(nb).config(profile))
+            assert claim_protocol(card_for(nb), claim, rows=rows)[0] == "proxy", (nb, profile)

@@ -9,6 +9,9 @@ The papers' models are importable from the top level, each from its own package 
 - `URN` (`tpr_nb.urn`): the unitary-evolution recurrent network;
 - `HUBERT`, `TPRLayer` (`tpr_nb.hubert`): a TPR layer on a pretrained encoder.
 
+A shipped model answers raw text in one call: `answer(model, story, question)` (TPR-RNN, bAbI),
+`entails(model, a, b)` (logical entailment), `score_brackets(model, word)` (URN, Dyck words).
+
 Shared pieces: the binding algebra (`tpr_nb.algebra`), `load_model`/`shipped_model` for kept models,
 `profile_config` for an experiment's settings, `fit` for training."""
 import importlib
@@ -28,6 +31,7 @@ __getattr__, __dir__, __all__ = lazy_exports("tpr_nb", dict(
     TPRU="tpr_nb.tpru.cell", TPRUCell="tpr_nb.tpru.cell", HRRLM="tpr_nb.hrr.model", HRREmbedding="tpr_nb.hrr.model",
     TPRRNN="tpr_nb.tpr_rnn.model", URN="tpr_nb.urn.model", HUBERT="tpr_nb.hubert.model", TPRLayer="tpr_nb.hubert.model",
     load_model="tpr_nb.modelfiles", save_model="tpr_nb.modelfiles", fit="tpr_nb.train", shipped_model="tpr_nb.models",
-    shipped_names="tpr_nb.models", profile_config="tpr_nb.profiles", algebra="tpr_nb.algebra"))
+    shipped_names="tpr_nb.models", profile_config="tpr_nb.profiles", algebra="tpr_nb.algebra",
+    answer="tpr_nb.demo", entails="tpr_nb.demo", score_brackets="tpr_nb.demo"))
 
 __version__ = "0.1.0"

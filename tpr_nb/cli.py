@@ -10,7 +10,7 @@ from pathlib import Path
 from fastcore.xtras import modified_env
 from .checkpoints import CheckpointError
 from .data import data_check
-from .env import git_commit, project_root, write_atomic, write_json
+from .env import find_project, git_commit, hms, project_root, write_atomic, write_json
 from .papers import experiment
 from .profiles import PROFILES, check_profile
 from .report import assemble, read_overrides, read_runs_file
@@ -18,8 +18,8 @@ from .units import format_units, held, unit_committer, unit_records, unit_status
 
 # %% auto #0
 __all__ = ['INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook', 'save_figures',
-           'executed_notebooks', 'parse_set', 'run_name', 'stop_processes', 'interruptible', 'run_notebook',
-           'read_runs', 'write_runs', 'locked', 'repro', 'refresh_prose', 'main']
+           'executed_notebooks', 'parse_set', 'run_name', 'stop_processes', 'interruptible', 'ipc_kernel_manager',
+           'run_notebook', 'read_runs', 'write_runs', 'locked', 'eta', 'repro', 'refresh_prose', 'main']
 
 # %% ../nbs/04_cli.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -154,6 +154,22 @@ def interruptible(fn):
 
 KEPT = "nothing recorded: its last good records and executed copy are kept"
 
+def ipc_kernel_manager():
+    "A kernel manager class whose kernels talk over local IPC sockets under the temporary folder, not TCP."
+    from jupyter_client import AsyncKernelManager
+    import tempfile, uuid
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kw):
+            kw.setdefault("transport", "ipc")
+            kw.setdefault("ip", str(Path(tempfile.gettempdir()) / f"tpr-nb-kernel-{uuid.uuid4().hex[:12]}"))
+            super().__init__(**kw)
+
+        async def _async_interrupt_kernel(self):
+            # jupyter_client sends SIGINT to every kernel it shuts down; one idle after its last cell logs
+            # "KeyboardInterrupt caught in kernel" (what hubert/10 printed at smoke, reading ok): skip it
+            if not self.shutting_down: await super()._async_interrupt_kernel()
+    return IPCKernelManager
+
 def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: int | None = None,
                  overrides: dict | None = None) -> dict:
     "Execute `nb` at `profile` into the report folder `report`; its copy replaces `out_nb` only if it succeeds."
@@ -164,10 +180,12 @@ def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: in
     params = dict(profile=profile, out=str(Path(report).resolve()), commit=git_commit())
     if overrides: params["overrides"] = overrides
     run = lambda: pm.execute_notebook(str(nb), str(tmp), parameters=params, cwd=str(nb.parent),
-                                      kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+                                      kernel_name="python3", progress_bar=False, execution_timeout=timeout,
+                                      kernel_manager_class=ipc_kernel_manager())
     t0, status, err = time.time(), "ok", ""
     try:
-        with modified_env(MPLBACKEND=INLINE): interruptible(run)
+        every = os.environ.get("TPR_NB_PROGRESS_EVERY", "60")            # progress lines (tpr_nb.env.Heartbeat)
+        with modified_env(MPLBACKEND=INLINE, TPR_NB_PROGRESS_EVERY=every): interruptible(run)
         os.replace(tmp, out_nb)
         failed.unlink(missing_ok=True)
     except Exception as e:
@@ -224,6 +242,13 @@ def _one(found: list[Path], only: str | None, nbs: Path) -> Path:
     raise ValueError(f"--set applies to one experiment notebook, and --only {only!r} matches "
                      f"{len(found)} notebooks ({names}): name one")
 
+def eta(t0: float, walls: list) -> str:
+    "The time since `t0`, and the time left by `walls`, the last good wall times of the notebooks still to run."
+    known = [w for w in walls if w is not None]
+    left = f"ETA {hms(sum(known))} by their last runs" if known else "no ETA"
+    new = f" (+ {len(walls) - len(known)} never run here)" if len(known) < len(walls) else ""
+    return f"(elapsed {hms(time.time() - t0)}, {left}{new})"
+
 def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: Path | None = None,
           timeout: int | None = None, overrides: dict | None = None, commit: bool = False) -> tuple[list[dict], Path]:
     "Run the experiment notebooks at `profile` into `out` and assemble its report; the runs and the report's path."
@@ -240,9 +265,12 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
         # a damaged runs.json stops the run before it starts
         read_runs(out)
         if overrides: write_json(out / "overrides.json", meta)
-        for nb in found:
+        last = {r["notebook"]: r["wall_s"] for r in read_runs(out) if r.get("status") == "ok"}
+        t0 = time.time()
+        for k, nb in enumerate(found, 1):
             rel = nb.relative_to(nbs)
-            print(f"[{profile}] {rel} ...", flush=True)
+            todo = [last.get(str(n.relative_to(nbs))) for n in found[k - 1:]]
+            print(f"[{k}/{len(found)}] [{profile}] {rel} ... {eta(t0, todo)}", flush=True)
             try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout, overrides)
             except KeyboardInterrupt:
                 stopped = dict(notebook=str(rel), status="interrupted", wall_s=0.0,
@@ -253,7 +281,8 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
             runs.append(r)
             if r["status"] == "ok": save_figures(out / "notebooks" / rel, out / "figures" / rel.parent)
             write_runs(out, runs)
-            print(f"[{profile}] {rel}: {r['status']} in {r['wall_s']:.0f} s {r['error']}", flush=True)
+            print(f"[{k}/{len(found)}] [{profile}] {rel}: {r['status']} in {hms(r['wall_s'])} {r['error']}",
+                  flush=True)
         merged = write_runs(out, runs)
     return merged, assemble(profile, out, merged)
 
@@ -430,6 +459,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `tpr-nb` command."
     a = _parser().parse_args(argv)
+    if a.cmd in ("repro", "prose", "report", "units", "figures"):   # the commands that use the project
+        root, how = find_project()
+        print(f"tpr-nb: project {root} (from {how})", file=sys.stderr)
     try: return a.fn(a)
     # a model file the demo cannot load, too
     except (KeyError, ValueError, FileNotFoundError, CheckpointError) as e:

@@ -17,8 +17,8 @@ from .tpru import entailment as ent
 from .urn.dyck import STOI, OPEN, CLOSE, CLOSE_IDS, check_brackets, closing_stats
 
 # %% auto #0
-__all__ = ['BABI_HELP', 'babi_sentences', 'babi_steps', 'babi_demo', 'format_babi', 'formula', 'entail_demo', 'format_entail',
-           'dyck_demo', 'format_dyck', 'add_demo_parser']
+__all__ = ['QUESTION_WORDS', 'BABI_HELP', 'babi_sentences', 'babi_steps', 'babi_demo', 'format_babi', 'formula', 'entail_demo',
+           'format_entail', 'dyck_demo', 'format_dyck', 'answer', 'entails', 'score_brackets', 'add_demo_parser']
 
 # %% ../nbs/06_demo.ipynb #56370147
 def _model(model, default: str) -> nn.Module:
@@ -68,6 +68,10 @@ def babi_steps(model: nn.Module, story: torch.Tensor, n_sent: torch.Tensor,
     torch.testing.assert_close(logits, model(story, n_sent, question))
     return logits, steps
 
+# the words bAbI questions frame an entity with (tasks 1-20); any other question word names something
+QUESTION_WORDS = frozenset("where what who whom why how is was are were the a an did does do before after in "
+                           "of to from many much give gave go went got carrying holding color there".split())
+
 @torch.no_grad()
 def babi_demo(text: str, model=None) -> dict:
     "The answer of a TPR-RNN to the question at the end of `text`, its probability, and its steps' entities."
@@ -87,8 +91,10 @@ def babi_demo(text: str, model=None) -> dict:
     logits, steps = babi_steps(model, S, torch.tensor([len(story)]), Q)
     p = logits[0].softmax(-1)
     read = lambda v: vocab[int(model.Z(v)[0].argmax())]
+    told = {w for s in story for w in s}
+    absent = [w for w in dict.fromkeys(q) if w not in told and w not in QUESTION_WORDS]
     return dict(story=story, question=q, answer=vocab[int(p.argmax())], p=float(p.max()),
-                steps=[read(i) for i in steps])
+                steps=[read(i) for i in steps], absent=absent)
 
 # %% ../nbs/06_demo.ipynb #5596d1e2
 def format_babi(r: dict) -> str:
@@ -96,7 +102,9 @@ def format_babi(r: dict) -> str:
                       f"answer    {r['answer']}  (p = {r['p']:.3f})",
                       "inference steps (each step's entity vector, read through the output layer Z as "
                       "the word it scores highest):",
-                      *(f"  step {k}: {w}" for k, w in enumerate(r["steps"], 1))])
+                      *(f"  step {k}: {w}" for k, w in enumerate(r["steps"], 1)),
+                      *([f"warning   the story never mentions {', '.join(r['absent'])}: a TPR-RNN answers "
+                         "anyway, often confidently, and this answer means nothing"] if r.get("absent") else [])])
 
 # %% ../nbs/06_demo.ipynb #9235a6fd
 def formula(s: str, model_name: str = "this classifier") -> str:
@@ -154,6 +162,19 @@ def format_dyck(r: dict) -> str:
                      f"{x['p_right']:8.3f}  {x['attractors']:10d}{mark}")
     lines.append(f"{r['correct']} of {len(r['closers'])} closing brackets predicted right")
     return "\n".join(lines)
+
+# %% ../nbs/06_demo.ipynb #1b9dda10
+def answer(model, story: str, question: str) -> dict:
+    "The TPR-RNN `model`'s answer to `question` about `story` (raw text), as `babi_demo` gives it."
+    return babi_demo(f"{story.strip()} {question.strip()}", model)
+
+def entails(model, a: str, b: str) -> dict:
+    "Whether formula `a` entails `b` by the entailment classifier `model`, as `entail_demo` gives it."
+    return entail_demo(a, b, model)
+
+def score_brackets(model, word: str) -> dict:
+    "The Dyck model `model`'s prediction at each closing bracket of `word`, as `dyck_demo` gives it."
+    return dyck_demo(word, model)
 
 # %% ../nbs/06_demo.ipynb #ce0d6144
 BABI_HELP = ("Answer the question at the end of a bAbI-style story with a shipped TPR-RNN and print its "

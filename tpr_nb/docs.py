@@ -72,6 +72,7 @@ def collect_pages(root: Path) -> list[Page]:
     on_disk = lambda: [p.relative_to(root) for p in (root / "reports").rglob("*") if p.is_file()]
     reports = tracked if tracked is not None else on_disk()
     for p in sorted(reports):
+        if p == Path("reports/REPORT.md") and (root / p).exists(): pages.append(Page(p, _html(p))); continue
         if not (root / p).exists() or skip(p) or len(p.parts) < 3: continue
         if p.parts[2:] == ("REPORT.md",): pages.append(Page(p, _html(p)))
         # reports/<profile>/notebooks/<paper>/<nb>.ipynb ran nbs/<paper>/<nb>.ipynb
@@ -211,8 +212,11 @@ def contents_markdown(pages: list[Page]) -> str:
     by_src = {pg.src: pg for pg in pages}
     nbs = [pg for pg in pages if pg.src.parts[0] == "nbs" and pg.src != Path("nbs/index.ipynb")]
     api = [pg for pg in pages if pg.out.parts[0] == "api"]
-    reports = [pg for pg in pages if pg.src.parts[0] == "reports"]
-    L = ["## Contents", "", "### Library", ""]
+    reports = [pg for pg in pages if pg.src.parts[0] == "reports" and len(pg.src.parts) > 2]
+    L = ["## Contents", ""]
+    L += [f"- {link(pg, 'Does each paper reproduce?')}: every claim at its most faithful run (`reports/REPORT.md`)"
+          for pg in pages if pg.src == Path("reports/REPORT.md")]
+    L += ["", "### Library", ""] if L[-1] != "" else ["### Library", ""]
     L += [f"- {link(pg)} (`{pg.src.name}`)" for pg in nbs if len(pg.src.parts) == 2]
     titles = {p.folder: p.title for p in PAPERS.values()}           # the registry's papers, in its order
     order = lambda f: (list(titles).index(f) if f in titles else len(titles), f)

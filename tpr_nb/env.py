@@ -4,12 +4,13 @@
 
 # %% ../nbs/01b_env.ipynb #22f4a812
 from __future__ import annotations
-import json, os, platform, subprocess
+import json, os, platform, re, subprocess, sys, time
 from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['OUTPUTS', 'device_name', 'project_root', 'git_commit', 'atomic_path', 'write_atomic', 'write_json']
+__all__ = ['OUTPUTS', 'device_name', 'find_project', 'project_root', 'git_commit', 'Heartbeat', 'hms', 'atomic_path',
+           'write_atomic', 'write_json']
 
 # %% ../nbs/01b_env.ipynb #440e74c0
 def device_name() -> str:
@@ -26,12 +27,23 @@ def device_name() -> str:
     return f"CPU {cpu} ({os.cpu_count()} cores)"
 
 # %% ../nbs/01b_env.ipynb #7c0e28ec
-def project_root(start: Path | None = None) -> Path:
-    "The nearest folder at or above `start` (default: the working directory) that has `settings.ini`."
+def _is_project(q: Path) -> bool:
+    "Whether folder `q` is a tpr_nb project: its `settings.ini` names the library `tpr_nb`."
+    f = q / "settings.ini"
+    return f.is_file() and re.search(r"(?m)^lib_name\s*=\s*tpr_nb\s*$", f.read_text(errors="replace")) is not None
+
+def find_project(start: Path | None = None) -> tuple[Path, str]:
+    "The project folder and how it was found: at or above `start` (default: the working directory), else where `tpr_nb` is installed."
     p = Path(start or Path.cwd()).resolve()
-    for q in [p, *p.parents]:
-        if (q / "settings.ini").exists(): return q
-    return p
+    if q := next((q for q in [p, *p.parents] if _is_project(q)), None): return q, "the nearest project root"
+    import tpr_nb
+    installed = Path(tpr_nb.__file__).resolve().parents[1]
+    if _is_project(installed): return installed, "where tpr_nb is installed"
+    return p, "the working directory (no tpr_nb project found)"
+
+def project_root(start: Path | None = None) -> Path:
+    "The project folder: the nearest tpr_nb project at or above `start` (or the working directory), else the installed one."
+    return find_project(start)[0]
 
 OUTPUTS = ("reports", "models")   # what runs write: they do not make the code dirty
 
@@ -49,6 +61,27 @@ def git_commit(root: Path | None = None) -> str:
         dirty = _git(root, "status", "--porcelain", "--untracked-files=no", "--", ".", *outputs)
     except Exception: return "unknown"
     return (h + ("+dirty" if dirty else "")) if h else "unknown"
+
+# %% ../nbs/01b_env.ipynb #ec0ae6af
+class Heartbeat:
+    "One progress line to the process's own stderr at most every `TPR_NB_PROGRESS_EVERY` seconds; silent unset."
+    def __init__(self, what: str, every: float | None = None):
+        v = os.environ.get("TPR_NB_PROGRESS_EVERY")
+        self.what, self.every, self.t0 = what, every if every is not None else (float(v) if v else None), time.time()
+        self.last = self.t0
+
+    def __call__(self, line, force: bool = False):
+        "Print `line` (a string, or a function giving one, called only when due) if the interval has passed."
+        now = time.time()
+        if not self.every or not (force or now - self.last >= self.every): return
+        self.last = now
+        text = line() if callable(line) else line
+        print(f"    {self.what}: {text} ({hms(now - self.t0)})", file=sys.__stderr__, flush=True)
+
+def hms(s: float) -> str:
+    "`s` seconds as h:mm:ss."
+    s = int(round(s))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 # %% ../nbs/01b_env.ipynb #d9174a08
 @contextmanager

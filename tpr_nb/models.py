@@ -15,8 +15,8 @@ from .profiles import Config
 from .units import run_unit, unit_dir, unit_records
 
 # %% auto #0
-__all__ = ['MAX_BYTES', 'SHIPPED_UNITS', 'DEMOS', 'repo_root', 'models_dir', 'shipped_names', 'shipped_model', 'ship_tpr_rnn',
-           'ship_entailment', 'ship_dyck_urn', 'readme_text', 'write_readme']
+__all__ = ['MAX_BYTES', 'SHIPPED_UNITS', 'USES', 'DEMOS', 'repo_root', 'models_dir', 'shipped_names', 'shipped_model',
+           'ship_tpr_rnn', 'ship_entailment', 'ship_dyck_urn', 'readme_text', 'write_readme']
 
 # %% ../nbs/05_models.ipynb #af9fe78a
 MAX_BYTES = 1_000_000         # a shipped weights file stays under 1 MB
@@ -180,6 +180,31 @@ def _score(kind: str, rec: dict) -> str:
         return f"closing-bracket accuracy: long test {rec['long_acc']:.2f}%, deep test {rec['deep_acc']:.2f}%"
     raise ValueError(f"unknown model kind {kind!r}")
 
+# what each kind is for and how it goes wrong: the card every shipped model of that kind carries
+USES = dict(
+    babi=("Reading short stories in the words and sentence forms of the bAbI task it was trained on, and "
+          "looking at its three inference steps (`tpr_nb.answer`); not a reader of general English.",
+          ["It answers about an entity the story never mentions, often confidently: after \"Mary moved to "
+           "the bathroom. Daniel went to the garden.\" task 1 puts John in the garden with p > 0.9 (the "
+           "demo notebook tests it). `answer` lists such words under `absent`; the demo warns.",
+           "It knows only its task's vocabulary (other words are refused) and stories of at most the "
+           "sentences and words a sentence it was trained on.",
+           "Its test set comes from the same generator as its training data: the error says nothing about "
+           "other phrasings.",
+           "It was trained on the superseded recipe (torch NAdam, `reports/full/superseded`), one seed."]),
+    entail=("Comparing the three encoders on propositional formulas in the data set's syntax "
+            "(`tpr_nb.entails`), beside the truth table.",
+            ["It is wrong on a quarter to almost half of the test pairs (the scores beside): trust the "
+             "truth table the demo prints, not the model.",
+             "It was trained on a generated stand-in for the missing training file, with one-directional "
+             "two-layer encoders for 60,000 steps: not the paper's Table 2 model (four cells, 140,670 "
+             "steps), so its scores are not the paper's.",
+             "Formulas with many variables (the massive test set) are near chance."]),
+    dyck=("Predicting the closing bracket of Dyck words over its five bracket kinds "
+          "(`tpr_nb.score_brackets`).",
+          ["Nesting deeper than the depth of 3 it was trained on lowers its accuracy (the deep test set).",
+           "Only its five bracket kinds; it was trained at the quick profile, one seed."]))
+
 DEMOS = dict(babi='tpr-nb demo babi "Mary moved to the bathroom. John went to the hallway. Where is Mary?"',
              entail='tpr-nb demo entail "(a|b)" "(b|a)"', dyck='tpr-nb demo dyck "([{}])"')
 
@@ -196,6 +221,13 @@ def _row(p: Path, folder: Path, root: Path) -> str:
     link = f"[`{sh['record']}`]({os.path.relpath(root / sh['record'], folder)})"
     return (f"| `{p.parent.name}` | {sh['what']}; `{spec['call']}` | {n:,} | {size:.0f} kB | {how} | "
             f"{_score(sh['kind'], rec)} | {link} |")
+
+def _card(p: Path) -> list[str]:
+    "The card of the shipped model whose `model.json` is `p`: its intended use and known failure modes."
+    kind = json.loads(p.read_text())["info"]["shipped"]["kind"]
+    use, fails = USES[kind]
+    return [f"## `{p.parent.name}`", "", f"Intended use: {use}", "", "Known failure modes:", "",
+            *[f"- {f}" for f in fails], ""]
 
 def readme_text(folder: Path | None = None) -> str:
     "`models/README.md`: a table of the shipped models, written from their `model.json` and the records they cite."
@@ -215,6 +247,7 @@ def readme_text(folder: Path | None = None) -> str:
         'model = load_model("models/<name>")   # or tpr_nb.models.shipped_model("<name>")', "```", "",
         "| model | what | parameters | size | how it was trained | test score (from the record) | record |",
         "|---|---|---|---|---|---|---|", *[_row(p, folder, root) for p in specs], "",
+        *[line for p in specs for line in _card(p)],
         "Try them:", "", "```", *[DEMOS[k] for k in kinds], "```", ""])
 
 def write_readme(folder: Path | None = None) -> Path:

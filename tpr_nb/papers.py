@@ -65,13 +65,16 @@ class Paper:
     claims: str = ""            # its file under claims_data/ (default <id>.toml)
     card: str = ""              # its protocol cards under protocol_data/ (default <id>.toml)
     experiments: dict = field(default_factory=dict)   # notebook stem -> `Experiment`
+    headline: tuple = ()        # the claim ids of what its abstract claims: REPORT.md leads with them
+    measured_in: dict = field(default_factory=dict)   # claim experiment -> the notebook stem that records it
 
     @property
     def figures(self) -> str:
         "Its folder of figures in a report (`figures/<folder>/`)."
         return self.folder
 
-_PAPER = dict(id=str, folder=str, title=str, claims=str, card=str, experiments=dict)
+_PAPER = dict(id=str, folder=str, title=str, claims=str, card=str, experiments=dict, headline=list,
+              measured_in=dict)
 _EXPERIMENT = dict(table=str, fixed=(dict, str), units=str)
 
 def _paper(e, where: str) -> Paper:
@@ -83,7 +86,12 @@ def _paper(e, where: str) -> Paper:
         check_fields(x, _EXPERIMENT, f"{where}, experiment {stem}", ("table",))
         exps[stem] = Experiment(f"{e['folder']}/{stem}", **x)
     claims, card = e.get("claims") or f"{e['id']}.toml", e.get("card") or f"{e['id']}.toml"
-    return Paper(e["id"], e["folder"], e["title"], claims, card, exps)
+    if bad := [s for s in e.get("measured_in", {}).values() if s not in exps]:
+        raise ValueError(f"{where}: measured_in names {bad}, which are not its experiments")
+    if not all(type(c) is str for c in e.get("headline", [])):
+        raise ValueError(f"{where}: headline is a list of claim ids")
+    return Paper(e["id"], e["folder"], e["title"], claims, card, exps, tuple(e.get("headline", [])),
+                 dict(e.get("measured_in", {})))
 
 def read_papers(text: str, where: str = "papers") -> dict[str, Paper]:
     "The papers of a registry file's `text`, id -> `Paper`, each entry checked; ids and folders are unique."

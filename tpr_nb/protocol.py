@@ -12,9 +12,10 @@ from .papers import PAPERS
 from .profiles import profile_config, table_keys
 
 # %% auto #0
-__all__ = ['STATUSES', 'DEVIATION_KINDS', 'PROTOCOL_DATA', 'FACTS', 'Setting', 'Card', 'protocol_fact', 'resolve_fact',
-           'resolve_table', 'read_cards', 'load_cards', 'card_for', 'same_value', 'Unavailable', 'ours',
-           'card_problems', 'card_rows', 'card_markdown', 'show_card', 'protocol_section']
+__all__ = ['STATUSES', 'DEVIATION_KINDS', 'RESULT_KINDS', 'AFFECTS', 'PROTOCOL_DATA', 'FACTS', 'LABELS', 'Setting', 'Card',
+           'protocol_fact', 'resolve_fact', 'resolve_table', 'read_cards', 'load_cards', 'card_for', 'same_value',
+           'Unavailable', 'ours', 'card_problems', 'card_rows', 'card_markdown', 'show_card', 'protocol_section',
+           'protocol_rows', 'claim_protocol']
 
 # %% ../nbs/03b_protocol.ipynb #76586a74
 STATUSES = ("same", "deviation", "unknown")
@@ -26,6 +27,11 @@ DEVIATION_KINDS = {
     "paper-silent": "neither the paper nor the reference settles it; our choice is stated",
     "not-yet": "a known gap, not fixed yet: results on it do not count as the paper's",
 }
+# a deviation of these kinds says `affects`: whether the claims measured on it are the paper's experiment
+RESULT_KINDS = {"missing-data": "proxy", "hardware": "deviation", "not-yet": "deviation"}
+AFFECTS = {"result": "the claims measured on it are not the paper's experiment: `proxy` (stand-in data) "
+                     "or `deviation` (another protocol), never holds or fails",
+           "none": "it does not change what the claims measure (its why says why)"}
 PROTOCOL_DATA = files("tpr_nb") / "protocol_data"   # one file per paper
 
 @dataclass(frozen=True)
@@ -41,6 +47,8 @@ class Setting:
     kind: str = ""              # a deviation's kind (`DEVIATION_KINDS`)
     why: str = ""
     fact: str = ""              # 'tpr_nb.<module>:<function>' of a `@protocol_fact`, when not a profile key
+    affects: str = ""           # a deviation of a `RESULT_KINDS` kind: 'result' or 'none' (`AFFECTS`)
+    claims: tuple = ()          # the claim-id globs it affects (empty: every claim of the notebook)
 
 @dataclass(frozen=True)
 class Card:
@@ -83,7 +91,8 @@ def resolve_table(name: str, where: str = "card") -> dict:
 # %% ../nbs/03b_protocol.ipynb #f895e6cb
 _SETTING = dict(setting=str, fact=str, label=str, paper=str, paper_where=str, reference=str,
                 reference_where=str,
-                status=str, expect=(str, int, float, bool, list), kind=str, why=str)
+                status=str, expect=(str, int, float, bool, list), kind=str, why=str, affects=str,
+                claims=list)
 _CARD = dict(notebook=str, table=str, what=str, settings=list, base=str, drop=list)
 
 def _setting(e, where: str) -> Setting:
@@ -103,8 +112,14 @@ def _setting(e, where: str) -> Setting:
         raise ValueError(f"{where}: a deviation needs a kind ({', '.join(DEVIATION_KINDS)}) and a why")
     if e["status"] == "unknown" and not e.get("why", "").strip():
         raise ValueError(f"{where}: 'unknown' needs a why (what is missing to decide it)")
+    if "affects" in e and (e.get("kind") not in RESULT_KINDS or e["affects"] not in AFFECTS):
+        raise ValueError(f"{where}: affects ({', '.join(AFFECTS)}) belongs to a deviation of kind "
+                         f"{', '.join(RESULT_KINDS)}")
+    if "claims" in e and (e.get("affects") != "result" or not all(type(g) is str for g in e["claims"])):
+        raise ValueError(f"{where}: claims (claim-id globs) needs affects = 'result'")
     return Setting(name, e["paper"], e["paper_where"], e["reference"], e["reference_where"], e["status"],
-                   e.get("expect"), e.get("kind", ""), e.get("why", ""), e.get("fact", ""))
+                   e.get("expect"), e.get("kind", ""), e.get("why", ""), e.get("fact", ""),
+                   e.get("affects", ""), tuple(e.get("claims", ())))
 
 def _merge(base: tuple, own: tuple, drop: list, where: str) -> tuple:
     "`base`'s settings less `drop`, each replaced by the one of `own` with its name, then `own`'s new ones."
@@ -259,3 +274,29 @@ def protocol_section(paper: str) -> str:
                    + ("" if off else "."))
         out += [f"  - {r['setting']}: paper {r['paper']}; ours at full {r['full']}; {r['status']}" for r in off]
     return "\n".join(out)
+
+# %% ../nbs/03b_protocol.ipynb #cb7483da
+LABELS = ("paper", "reduced scale", "deviation", "proxy")   # how a run stands to the paper's protocol
+
+def protocol_rows(card: Card, row: dict) -> list[tuple[Setting, str, str]]:
+    "(setting, label, why) of each setting of `card` that keeps a run with profile row `row` off the paper's protocol."
+    out = []
+    for s in card.settings:
+        if s.status == "deviation" and s.affects == "result":
+            v = ours(s, row)
+            if s.expect is not None and v is not _MISSING and not isinstance(v, Unavailable) \
+               and same_value(v, s.expect): continue
+            out.append((s, RESULT_KINDS[s.kind], f"{s.name} ({s.kind}): {s.why}"))
+        elif s.status == "same" and s.expect is not None:
+            v = ours(s, row)
+            if v is _MISSING or isinstance(v, Unavailable) or same_value(v, s.expect): continue
+            out.append((s, "reduced scale", f"{s.name} {_fmt(v)} (paper: {_fmt(_plain(s.expect))})"))
+    return out
+
+def claim_protocol(card: Card, claim_id: str, row: dict | None = None, rows: list | None = None) -> tuple[str, list[str]]:
+    "The label (`LABELS`) of claim `claim_id` of `card`'s notebook run with profile row `row`, and why."
+    from fnmatch import fnmatchcase
+    rows = protocol_rows(card, row) if rows is None else rows
+    mine = [(lab, why) for s, lab, why in rows if not s.claims or any(fnmatchcase(claim_id, g) for g in s.claims)]
+    label = max((lab for lab, _ in mine), key=LABELS.index, default="paper")
+    return label, [why for lab, why in sorted(mine, key=lambda m: -LABELS.index(m[0]))]

@@ -4,19 +4,24 @@
 
 # %% ../nbs/03_report.ipynb #3879207b
 from __future__ import annotations
-import csv, fcntl, json, math, time
+import csv, fcntl, functools, json, math, time
 from pathlib import Path
+from typing import NamedTuple
 from . import __version__
 from .claims import CLAIMS, HEADLINE, Claim, eval_rule, evidence, get_claim, guards, needs, post_hoc, spread
 from .env import atomic_path, device_name, git_commit, project_root, write_atomic
-from .papers import PAPERS
+from .papers import PAPERS, experiment
+from .protocol import LABELS, RESULT_KINDS, card_for, claim_protocol, load_cards, protocol_rows
 from .profiles import check_profile
 
 # %% auto #0
-__all__ = ['REQUIRED', 'VERDICTS', 'CSV_COLUMNS', 'HOW', 'CLASSES', 'report_dir', 'partial_reason', 'make_record', 'records_file',
-           'record', 'read_records', 'merge_records', 'sem', 'verdict', 'rule_holds', 'load_records', 'judged',
-           'write_claims_csv', 'report_papers', 'report_markdown', 'plot_summary', 'plot_paper', 'read_runs_file',
-           'read_overrides', 'overrides_header', 'assemble']
+__all__ = ['REQUIRED', 'VERDICTS', 'CSV_COLUMNS', 'OFF_PROTOCOL', 'HEAD_COLS', 'HOW', 'PROTOCOL_HOW', 'CLASSES',
+           'SUMMARY_CAPTION', 'PROFILE_ORDER', 'report_dir', 'partial_reason', 'make_record', 'records_file', 'record',
+           'read_records', 'merge_records', 'sem', 'verdict', 'rule_holds', 'load_records', 'Judged', 'claim_notebook',
+           'protocol_label', 'judge', 'judged', 'shown', 'write_claims_csv', 'report_papers', 'off_protocol_lines',
+           'report_markdown', 'plot_tallies', 'plot_summary', 'figure_name', 'figure_caption', 'headline_entries',
+           'plot_claims', 'plot_paper', 'read_runs_file', 'read_overrides', 'overrides_header', 'assemble',
+           'profile_records', 'best_evidence', 'deviation_lines', 'overview_markdown', 'assemble_overview']
 
 # %% ../nbs/03_report.ipynb #c0f74bd2
 def report_dir(profile: str) -> Path:
@@ -143,7 +148,7 @@ def _verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
 
 # %% ../nbs/03_report.ipynb #75e3b917
 CSV_COLUMNS = ["paper", "experiment", "claim_id", "evidence", "metric", "paper_value", "ours", "holds",
-               "verdict", "why", "post_hoc",
+               "verdict", "why", "protocol", "off_protocol", "post_hoc",
                "profile", "seeds", "device", "wall_s", "commit"]
 
 def load_records(folder: Path) -> dict:
@@ -158,10 +163,55 @@ def _fmt(v):
     if v is None or v == "": return "–"
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
+OFF_PROTOCOL = ("proxy", "deviation")       # protocol labels under which holds and fails read `inconclusive`
+
+class Judged(NamedTuple):
+    "A measured claim's verdict and why, how its run stands to the paper's protocol, and what the rule said there."
+    verdict: str
+    why: str
+    protocol: str = ""          # a `tpr_nb.protocol.LABELS` label; '' for a claim that is not a reproduction
+    off: str = ""               # what keeps its run off the paper's protocol
+    rule: str = ""              # the rule's holds/fails, where the protocol label turned it into `inconclusive`
+
+def claim_notebook(c: Claim, rec: dict | None = None) -> str | None:
+    "'<folder>/<stem>' of the notebook that measured claim `c`: its record's, else its paper's `measured_in`."
+    p = PAPERS[c.paper]
+    stem = Path(rec["notebook"]).stem if rec and rec.get("notebook") else p.measured_in.get(c.experiment)
+    return f"{p.folder}/{stem}" if stem else None
+
+@functools.cache
+def _off_rows(notebook: str, profile: str):
+    "(card, its rows off the paper's protocol) of `notebook` run at `profile`, or why there are none."
+    try: card, exp = card_for(notebook), experiment(notebook)
+    except KeyError: return f"no protocol card for {notebook}"
+    try: return card, protocol_rows(card, exp.config(profile))
+    except (KeyError, ValueError) as e: return f"its card cannot be read at `{profile}`: {e}"
+
+def protocol_label(c: Claim, rec: dict) -> tuple[str, list[str]]:
+    "How the run behind `rec` stands to the paper's protocol for claim `c` (`claim_protocol`), and why."
+    nb = claim_notebook(c, rec)
+    got = _off_rows(nb, rec["profile"]) if nb else f"no notebook is registered for {c.experiment}"
+    if isinstance(got, str): return "deviation", [got + ": its protocol is not known to be the paper's"]
+    return claim_protocol(got[0], c.claim_id, rows=got[1])
+
+def judge(c: Claim, rec: dict, recs: dict) -> Judged:
+    "The verdict on claim `c` (`verdict`); a reproduction measured off the paper's protocol reads `inconclusive`."
+    vd, why = verdict(c, rec, recs)
+    if evidence(c) not in HEADLINE or vd in ("not measured", "reference"): return Judged(vd, why)
+    label, off = protocol_label(c, rec)
+    if label in OFF_PROTOCOL and vd in ("holds", "fails"):
+        return Judged("inconclusive", "; ".join(filter(None, [f"{label}: on it the rule says {vd}", why])),
+                      label, "; ".join(off), vd)
+    return Judged(vd, why, label, "; ".join(off))
+
 def judged(recs: dict) -> dict:
-    "(verdict, why) of every measured claim, keyed like `recs`."
+    "The `Judged` verdict of every measured claim, keyed like `recs`."
     keys = [(c, (c.paper, c.claim_id)) for c in CLAIMS]
-    return {k: verdict(c, recs[k], recs) for c, k in keys if k in recs}
+    return {k: judge(c, recs[k], recs) for c, k in keys if k in recs}
+
+def shown(j: Judged) -> str:
+    "The verdict as a report shows it: `inconclusive (proxy)` where the protocol label decided it."
+    return f"{j.verdict} ({j.protocol})" if j.rule else j.verdict
 
 def write_claims_csv(path: Path, recs: dict, profile: str):
     "Write claims.csv: one row per registered claim, measured or not, judged by its registered rule."
@@ -171,21 +221,34 @@ def write_claims_csv(path: Path, recs: dict, profile: str):
         w.writeheader()
         for c in CLAIMS:
             r = recs.get((c.paper, c.claim_id))
-            vd, why = vs.get((c.paper, c.claim_id), ("", ""))
+            j = vs.get((c.paper, c.claim_id), Judged("", ""))
             ph = post_hoc(c)
-            w.writerow(dict(paper=c.paper, experiment=c.experiment, claim_id=c.claim_id, evidence=evidence(c), metric=c.metric,
-                            paper_value="" if c.paper_value is None else c.paper_value,
-                            ours=r["ours"] if r else "", holds=rule_holds(c, r) if r else "", verdict=vd, why=why,
+            w.writerow(dict(paper=c.paper, experiment=c.experiment, claim_id=c.claim_id, evidence=evidence(c),
+                            metric=c.metric, paper_value="" if c.paper_value is None else c.paper_value,
+                            ours=r["ours"] if r else "", holds=rule_holds(c, r) if r else "", verdict=j.verdict,
+                            why=j.why, protocol=j.protocol, off_protocol=j.off,
                             post_hoc=f"{ph.setting}: {ph.why}" if ph else "", profile=profile,
                             seeds=" ".join(map(str, r["seeds"])) if r else "", device=r["device"] if r else "",
                             wall_s=r["wall_s"] if r else "", commit=r.get("commit", "") if r else ""))
 
 # %% ../nbs/03_report.ipynb #f0be7376
+_SCALE = {"paper": "paper's protocol", "reduced scale": "reduced scale"}
+HEAD_COLS = [*(f"{v}" for v in VERDICTS), *(f"{v}, reduced scale" for v in VERDICTS), "proxy", "deviation",
+             "not measured"]
+
+def _tally(keys, vs) -> dict:
+    "The numbers of `keys` by protocol label and verdict: the cells of a headline row (`HEAD_COLS`)."
+    n = dict.fromkeys(HEAD_COLS, 0)
+    for k in keys:
+        j = vs.get(k)
+        if j is None or j.verdict == "not measured": n["not measured"] += 1
+        elif j.protocol in OFF_PROTOCOL: n[j.protocol] += 1
+        elif j.verdict in VERDICTS: n[j.verdict + (", reduced scale" if j.protocol == "reduced scale" else "")] += 1
+    return n
+
 def _counts(keys, vs) -> str:
-    "The numbers of `keys` by verdict, as a row of the headline table."
-    n = {k: 0 for k in (*VERDICTS, "not measured")}
-    for k in keys: n[vs[k][0] if k in vs else "not measured"] += 1
-    return " | ".join(str(n[k]) for k in n)
+    "The numbers of `keys` by protocol label and verdict, as the cells of a headline row."
+    return " | ".join(str(v) for v in _tally(keys, vs).values())
 
 def report_papers(recs: dict, runs: list[dict] | None) -> list[str]:
     "The papers a report covers: all when no runs are known, else those whose notebooks ran or that have records."
@@ -204,20 +267,37 @@ HOW = ("Each verdict is decided by the rules registered with the claim (`tpr_nb.
        "the claim is about. The headline counts only reproductions (claims the paper prints, derives or "
        "states); this project's diagnostics, identity checks (true by construction) and data statistics "
        "are listed apart and not counted.")
+PROTOCOL_HOW = ("Each reproduction is also read against its notebook's protocol card "
+                "(`tpr_nb.protocol.claim_protocol`, the cards in `tpr_nb/protocol_data/`): `proxy` when it was "
+                "measured on stand-in data (a `missing-data` deviation that affects the result), `deviation` "
+                "when on another protocol (a `hardware` or `not-yet` deviation that affects it); both read "
+                "`inconclusive (proxy)` / `inconclusive (deviation)` whatever the rule says, and the rule's "
+                "outcome is kept in the why. `reduced scale`: no such deviation, but the profile's settings are "
+                "smaller than the paper's (a quick or long run); its verdict stands, counted apart from those "
+                "on the paper's protocol.")
 CLASSES = [("Reproductions", HEADLINE), ("Diagnostics (this project's own checks)", ("diagnostic",)),
            ("Identity checks (true by construction: property tests, not reproductions)", ("identity",)),
            ("Data statistics", ("data",))]
-_COLS = ["experiment", "claim", "evidence", "source", "metric", "paper", "ours", "verdict", "why",
-         "rule", "seeds",
-         "commit"]
+_COLS = ["experiment", "claim", "evidence", "source", "metric", "paper", "ours", "verdict", "protocol", "why",
+         "rule", "seeds", "commit"]
 
 def _cell(x) -> str:
     "A markdown table cell showing `x`: its pipes escaped, so they stay text."
-    return str(x).replace("|", "\\|")
+    return str(x).replace("|", "\\|").replace("\n", " ")
 
 def _table(cols: list[str], right=()) -> list[str]:
     "The head of a markdown table."
     return ["| " + " | ".join(cols) + " |", "|" + "|".join("---:" if c in right else "---" for c in cols) + "|"]
+
+def _headline(papers: list, head, vs, extra: tuple | None = None) -> list[str]:
+    "The headline table: each paper's reproductions by protocol label and verdict (`extra`: a last column's name and cells)."
+    name, cell = extra or (None, None)
+    L = [*_table(["paper", *HEAD_COLS, *([name] if name else [])], right=HEAD_COLS)]
+    L += [f"| {p} | {_counts(head(p), vs)} |" + (f" {cell(p)} |" if cell else "") for p in papers]
+    return L + [f"| **all** | {_counts(head(), vs)} |" + (f" {cell()} |" if cell else ""), "",
+                "The first four counts are of claims measured on the paper's protocol as its card records it; "
+                "the next four at reduced scale (the profile's settings are smaller than the paper's); `proxy` "
+                "and `deviation` claims read `inconclusive` (stand-in data, another protocol).", ""]
 
 def _head(recs: dict, profile: str, runs, papers: list, head, vs) -> list[str]:
     "The top of REPORT.md: provenance, how verdicts are decided, the headline and the notebooks run."
@@ -228,9 +308,10 @@ def _head(recs: dict, profile: str, runs, papers: list, head, vs) -> list[str]:
          f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb`; package {__version__}, commit "
          f"{git_commit()}. Its {len(recs)} records come from commit(s) "
          f"{', '.join(f'`{h}`' for h in commits) or '–'}" + dirty, "",
-         HOW, "", "## Headline: reproductions by verdict", "",
-         *_table(["paper", *VERDICTS, "not measured"], right=(*VERDICTS, "not measured"))]
-    L += [f"| {p} | {_counts(head(p), vs)} |" for p in papers] + [f"| **all** | {_counts(head(), vs)} |", ""]
+         "The one page that takes each claim at its most faithful run (full, then long, then quick) is "
+         "`reports/REPORT.md`.", "",
+         HOW, "", PROTOCOL_HOW, "", "## Headline: reproductions by protocol and verdict", "",
+         *_headline(papers, head, vs)]
     if set(papers) != set(PAPERS):
         L += [f"This run covers {', '.join(papers) or 'no paper'}; the other papers are not part of it.", ""]
     if runs is not None and not runs:
@@ -244,32 +325,50 @@ def _head(recs: dict, profile: str, runs, papers: list, head, vs) -> list[str]:
     return L
 
 def _rows(mine: list, stale: set) -> list[str]:
-    "The table rows of measured claims `mine` ((claim, record, verdict, why) each)."
+    "The table rows of measured claims `mine` ((claim, record, `Judged`) each)."
     L = []
-    for c, r, vd, why in mine:
+    for c, r, j in mine:
         nb = r.get("notebook") or ""
         flag = " (post hoc)" if post_hoc(c) else ""
         # records of older versions name the file
         if nb and (nb in stale or nb in {Path(s).name for s in stale}):
             flag += f" (from its last good run: {nb} failed since)"
-        shown = f"{vd} (partial run)" if r.get("partial") else vd
+        vd = shown(j)
         cells = [c.experiment, c.claim_id, evidence(c), c.source, c.metric, _fmt(c.paper_value),
-                 _fmt(r["ours"]),
-                 f"**{shown}**{flag}", why.replace("|", "/"), f"`{c.rule_for(r.get('profile'))}`",
+                 _fmt(r["ours"]), f"**{vd} (partial run)**" if r.get("partial") else f"**{vd}**{flag}",
+                 j.protocol, j.why, f"`{c.rule_for(r.get('profile'))}`",
                  " ".join(map(str, r["seeds"])), r.get("commit", "")]
         L.append("| " + " | ".join(map(_cell, cells)) + " |")
+    return L
+
+def off_protocol_lines(entries) -> list[str]:
+    "Markdown bullets: for each notebook of `entries` ((claim, record, `Judged`, profile)), what keeps it off the paper's protocol."
+    seen = {}
+    for c, r, j, prof in entries:
+        nb = claim_notebook(c, r)
+        if j.protocol and j.protocol != "paper" and nb: seen.setdefault((nb, prof), set()).add(j.protocol)
+    L = []
+    for (nb, prof), labels in seen.items():
+        got = _off_rows(nb, prof)
+        whys = [got] if isinstance(got, str) else [f"{lab}: {why}" for s, lab, why in got[1]]
+        L.append(f"- `{nb}` at `{prof}` ({', '.join(sorted(labels, key=LABELS.index))}):")
+        L += [f"  - {_cell(w)}" for w in whys]
     return L
 
 def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set, figures: list) -> list[str]:
     "The section of paper `p`: its claims by evidence class, figures, post-hoc settings, notes, what is not measured."
     claims = [c for c in CLAIMS if c.paper == p]
-    mine = [(c, recs[(p, c.claim_id)], *vs[(p, c.claim_id)]) for c in claims if (p, c.claim_id) in recs]
-    L = [f"## {p}", "",
-         f"Reproductions: {_counts(head(p), vs)} (holds | fails | inconclusive | invalid | not measured).",
-         "", f"![{p}: ours against the paper's, by verdict](claims_{p}.png)", ""]
+    mine = [(c, recs[(p, c.claim_id)], vs[(p, c.claim_id)]) for c in claims if (p, c.claim_id) in recs]
+    n = _tally(head(p), vs)
+    drawn = any(h in {c.claim_id for c, r, j in mine if j.verdict in VERDICTS} for h in PAPERS[p].headline)
+    L = [f"## {p}", "", "Reproductions: " + ", ".join(f"{v} {k}" for k, v in n.items() if v) + ".", "",
+         *([f"![{p}: its headline claims, ours against the paper's]({figure_name(p)})", "",
+            f"*Figure: {figure_caption(p)}*"] if drawn else [f"No headline claim of {p} is measured here."]), ""]
     for title, classes in CLASSES:
         rows = [m for m in mine if evidence(m[0]) in classes]
         if rows: L += [f"### {title}", "", *_table(_COLS, right=("paper", "ours")), *_rows(rows, stale), ""]
+    if off := off_protocol_lines([(c, r, j, profile) for c, r, j in mine if evidence(c) in HEADLINE]):
+        L += ["What keeps its runs off the paper's protocol (from the protocol cards):", "", *off, ""]
     by_nb = {}
     for f in figures: by_nb.setdefault(Path(f).stem.rsplit("-", 1)[0], []).append(f)
     links = lambda fs: ", ".join(f"[{Path(f).stem.rsplit('-', 1)[1]}]({f})" for f in fs)
@@ -281,36 +380,46 @@ def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set,
               *[f"- {s}: {w}." for s, w in sorted(flagged)], ""]
     if notes := [f"- `{c.claim_id}`: {r['note']}" for c, r, *_ in mine if r.get("note")]: L += ["Notes:",
                                                                                                 *notes, ""]
+    L += _not_measured(claims, recs, profile)
+    return L
+
+def _not_measured(claims: list, measured, profile: str) -> list[str]:
+    "The table of `claims` not in `measured`, by experiment and what measuring them needs."
     todo = {}                                   # (experiment, what it needs) -> number of claims not measured
     for c in claims:
-        if (p, c.claim_id) in recs: continue
+        if (c.paper, c.claim_id) in measured: continue
         k = (c.experiment, needs(c) or f"a run of its notebook at the `{profile}` profile")
         todo[k] = todo.get(k, 0) + 1
-    if todo:
-        L += ["Not measured, and what measuring them needs (`tpr_nb.claims.NEEDS`):", "",
-              *_table(["experiment", "claims", "needs"], right=("claims",)),
-              *[f"| {e} | {n} | {_cell(why)} |" for (e, why), n in todo.items()], ""]
-    return L
+    if not todo: return []
+    return ["Not measured, and what measuring them needs (`tpr_nb.claims.NEEDS`):", "",
+            *_table(["experiment", "claims", "needs"], right=("claims",)),
+            *[f"| {e} | {n} | {_cell(why)} |" for (e, why), n in todo.items()], ""]
+
+def _heads(papers):
+    "head(p): the keys of paper `p`'s reproductions (every paper of `papers` without `p`)."
+    return lambda p=None: [(c.paper, c.claim_id) for c in CLAIMS
+                           if evidence(c) in HEADLINE and (c.paper == p if p else c.paper in papers)]
 
 def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, figures: dict | None = None) -> str:
     "The text of REPORT.md: the headline of reproductions by verdict, then each paper's claims beside its numbers."
     vs, papers = judged(recs), report_papers(recs, runs)
     # their records are from an older, good run
     stale = {r["notebook"] for r in runs or [] if r["status"] != "ok"}
-    head = lambda p=None: [(c.paper, c.claim_id) for c in CLAIMS
-                           if evidence(c) in HEADLINE and (c.paper == p if p else c.paper in papers)]
+    head = _heads(papers)
     L = _head(recs, profile, runs, papers, head, vs)
     for p in papers: L += _paper_section(p, recs, profile, vs, head, stale, (figures or {}).get(p, []))
     return "\n".join(L)
 
 # %% ../nbs/03_report.ipynb #341601d3
 _COLOURS = dict(holds="tab:green", fails="tab:red", inconclusive="tab:orange", invalid="black")
+_BARS = {**_COLOURS, **{f"{v}, reduced scale": c for v, c in _COLOURS.items()}, "proxy": "tab:purple",
+         "deviation": "plum", "not measured": "lightgrey"}
 
 def _save(fig, path: Path, dpi: int):
     "Save `fig` as the PNG `path` through `atomic_path` (a failed write leaves the old figure whole), and close it."
     import matplotlib.pyplot as plt
     try:
-        with atomic_path(path) as tmp: fig.savefig(tmp, dpi=dpi, format="png")
+        with atomic_path(path) as tmp: fig.savefig(tmp, dpi=dpi, format="png", bbox_inches="tight")
     finally: plt.close(fig)
 
 def _pyplot():
@@ -320,51 +429,91 @@ def _pyplot():
     import matplotlib.pyplot as plt
     return plt
 
-def plot_summary(recs: dict, path: Path, papers=PAPERS):
-    "Bar chart of the reproductions (printed, derived, qualitative claims) of `papers`, by verdict."
-    plt, papers, vs = _pyplot(), list(papers), judged(recs)
-    cnt = {p: dict.fromkeys([*VERDICTS, "not measured"], 0) for p in papers}
-    for c in CLAIMS:
-        if evidence(c) in HEADLINE and c.paper in cnt:
-            cnt[c.paper][vs.get((c.paper, c.claim_id), ("not measured",))[0]] += 1
-    fig, ax = plt.subplots(figsize=(6, max(2.0, 0.9 + 0.4 * len(papers))))
+def plot_tallies(tallies: dict, path: Path):
+    "Stacked bars of each paper's reproductions (`tallies`: paper -> `_tally`), by protocol label and verdict."
+    plt, papers = _pyplot(), list(tallies)
+    fig, ax = plt.subplots(figsize=(8, max(2.2, 1.0 + 0.45 * len(papers))))
     left = [0] * len(papers)
-    for lab, col in [*_COLOURS.items(), ("not measured", "lightgrey")]:
-        vals = [cnt[p][lab] for p in papers]
-        ax.barh(papers, vals, left=left, color=col, label=lab)
+    for lab, col in _BARS.items():
+        vals = [tallies[p][lab] for p in papers]
+        if not any(vals): continue
+        ax.barh(papers, vals, left=left, color=col, label=lab, hatch="//" if "reduced" in lab else None,
+                edgecolor="white" if "reduced" in lab else None)
         left = [a + b for a, b in zip(left, vals)]
-    ax.set(xlabel="reproduction claims")
-    ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
+    ax.invert_yaxis()
+    ax.set(xlabel="reproduction claims (printed, derived, qualitative)")
+    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _save(fig, path, 100)
 
-def plot_paper(recs: dict, paper: str, path: Path):
-    "Each measured claim of `paper`: ours against the paper's value (symlog), or a strip of ours, by verdict."
-    plt, vs = _pyplot(), judged(recs)
-    pts = [(c, recs[(paper, c.claim_id)]["ours"], vs[(paper, c.claim_id)][0]) for c in CLAIMS
-           if c.paper == paper and (paper, c.claim_id) in recs and vs[(paper, c.claim_id)][0] in VERDICTS]
-    valued = [(c, o, v) for c, o, v in pts if c.paper_value is not None and math.isfinite(o)]
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw=dict(width_ratios=[2, 1]))
-    for vd, col in _COLOURS.items():
-        xy = [(c.paper_value, o, evidence(c) in HEADLINE) for c, o, v in valued if v == vd]
-        for head, mk in ((True, "o"), (False, "x")):
-            sel = [(x, y) for x, y, h in xy if h == head]
-            if sel:
-                ax.scatter(*zip(*sel), s=14, c=col, marker=mk,
-                           label=vd + ("" if head else " (not a reproduction)"))
-        other = [o for c, o, v in pts if v == vd and c.paper_value is None and math.isfinite(o)]
-        if other: bx.scatter(other, [VERDICTS.index(vd)] * len(other), s=14, c=col)
-    lim = [min([0] + [min(c.paper_value, o) for c, o, _ in valued]),
-           max([1] + [max(c.paper_value, o) for c, o, _ in valued])]
-    ax.plot(lim, lim, c="grey", lw=0.8, ls=":")
-    for a, axes in ((ax, "xy"), (bx, "x")):
-        for k in axes: getattr(a, f"set_{k}scale")("symlog", linthresh=1)
-    ax.set(xlabel="paper's value", ylabel="ours", title=f"{paper}: claims with a paper value")
-    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=6)
-    bx.set(yticks=range(len(VERDICTS)), yticklabels=VERDICTS, xlabel="ours",
-           title="no paper value (qualitative)")
-    fig.tight_layout()
-    _save(fig, path, 90)
+SUMMARY_CAPTION = ("each paper's reproduction claims by verdict: solid bars on the paper's protocol, hatched at "
+                   "reduced scale; `proxy` (stand-in data) and `deviation` (another protocol) read inconclusive; "
+                   "grey: not measured.")
+
+def plot_summary(recs: dict, path: Path, papers=PAPERS):
+    "Bar chart of the reproductions (printed, derived, qualitative claims) of `papers`, by protocol label and verdict."
+    vs, head = judged(recs), _heads(list(papers))
+    plot_tallies({p: _tally(head(p), vs) for p in papers}, path)
+
+def figure_name(paper: str) -> str:
+    "The file name of `paper`'s figure in a report folder."
+    return f"claims_{paper}.png"
+
+def figure_caption(paper: str) -> str:
+    "What `paper`'s figure shows."
+    return (f"the headline claims of {paper} (those its abstract makes, `papers.toml`), one row each, grouped by "
+            "the paper's table or section: the paper's value (open black diamond) and ours (dot, with a bar of "
+            "+-1 SD over seeds where the record has per-seed values), coloured by verdict (green holds, red fails, "
+            "orange inconclusive, black invalid); the right-hand label gives the verdict, the protocol label and "
+            "the profile the value comes from. Each row has its own scale.")
+
+def headline_entries(paper: str, best: dict) -> list[tuple]:
+    "(claim, record, `Judged`, profile) of each measured headline claim of `paper` in `best`, in the registry's order."
+    keys = [(paper, h) for h in PAPERS[paper].headline]
+    return [best[k] for k in keys if k in best and best[k][2].verdict in VERDICTS]
+
+def _sd(rec: dict) -> float | None:
+    "The SD over seeds of `rec`'s per-seed values (None for fewer than two)."
+    s = sem(rec.get("per_seed"))
+    return None if s is None else s * math.sqrt(len(rec["per_seed"]))
+
+def plot_claims(entries: list, path: Path, title: str):
+    "One row per claim of `entries` ((claim, record, `Judged`, profile)): the paper's value and ours with its seed SD, coloured by verdict, grouped by source."
+    plt = _pyplot()
+    from matplotlib.lines import Line2D
+    entries = sorted(entries, key=lambda e: e[0].source)            # stable: a table's claims stay in order
+    fig, axes = plt.subplots(len(entries), 1, figsize=(9, 0.75 * len(entries) + 1.1), squeeze=False)
+    for ax, (c, r, j, prof) in zip(axes[:, 0], entries):
+        ours, sd, col = r["ours"], _sd(r), _COLOURS.get(j.verdict, "grey")
+        vals = [v for v in (ours, c.paper_value) if v is not None and math.isfinite(v)]
+        if math.isfinite(ours):
+            ax.errorbar([ours], [0], xerr=[sd] if sd else None, fmt="o", color=col, ms=7, capsize=3)
+            vals += [ours - (sd or 0), ours + (sd or 0)]
+        if c.paper_value is not None: ax.plot([c.paper_value], [0], "D", mfc="none", mec="black", ms=8, mew=1.5)
+        lo, hi = min(vals or [0]), max(vals or [1])
+        pad = (hi - lo) * 0.2 or max(abs(hi) * 0.1, 0.5)
+        ax.set_xlim(lo - pad, hi + pad)
+        ax.set_ylim(-1, 1)
+        ax.set_yticks([])
+        ax.set_ylabel(f"{c.claim_id}\n({c.source})", rotation=0, ha="right", va="center", fontsize=7)
+        ax.text(1.01, 0.5, f"{shown(j)}\n{j.protocol}, {prof}" + ("" if math.isfinite(ours) else f"\nours = {ours}"),
+                transform=ax.transAxes, fontsize=7, va="center", color=col)
+        ax.tick_params(axis="x", labelsize=7)
+        for s in ("left", "right", "top"): ax.spines[s].set_visible(False)
+    keys = [Line2D([], [], ls="", marker="D", mfc="none", mec="black", label="paper")]
+    keys += [Line2D([], [], ls="", marker="o", color=col, label=f"ours: {v}") for v, col in _COLOURS.items()]
+    h = 0.75 * len(entries) + 1.1                                   # the figure's height, inches
+    fig.suptitle(title, y=1 - 0.08 / h, fontsize=10)
+    fig.legend(handles=keys, loc="upper center", ncol=5, fontsize=7, frameon=False, bbox_to_anchor=(0.5, 1 - 0.3 / h))
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.6 / h))
+    _save(fig, path, 100)
+
+def plot_paper(recs: dict, paper: str, path: Path) -> bool:
+    "Draw `paper`'s measured headline claims of one profile's `recs` (`plot_claims`); False when none is measured."
+    vs = judged(recs)
+    best = {k: (get_claim(*k), recs[k], j, recs[k]["profile"]) for k, j in vs.items() if k[0] == paper}
+    entries = headline_entries(paper, best)
+    if entries: plot_claims(entries, path, f"{paper}: headline claims, ours against the paper's")
+    return bool(entries)
 
 def read_runs_file(f: Path) -> list[dict]:
     "The runs listed in a report folder's `runs.json` ([] when there is none); a damaged one names the fix."
@@ -400,7 +549,7 @@ def overrides_header(folder: Path) -> list[str]:
             *_table(["setting", f"profile `{p}`", "this run"]), *rows, ""]
 
 def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None = None) -> Path:
-    "Write REPORT.md, claims.csv, claims.png and `claims_<paper>.png` of `profile` into `folder` (its report dir)."
+    "Write REPORT.md, claims.csv, claims.png and `claims_<paper>.png` of `profile` into `folder` (its report dir); in the project's own report dir, the one page `reports/REPORT.md` too."
     folder = Path(folder or report_dir(profile))
     folder.mkdir(parents=True, exist_ok=True)
     if runs is None: runs = read_runs_file(folder / "runs.json") or None
@@ -408,10 +557,124 @@ def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None =
     papers = report_papers(recs, runs)
     write_claims_csv(folder / "claims.csv", recs, profile)
     plot_summary(recs, folder / "claims.png", papers)
-    for p in papers: plot_paper(recs, p, folder / f"claims_{p}.png")
+    for p in papers:
+        if not plot_paper(recs, p, folder / figure_name(p)): (folder / figure_name(p)).unlink(missing_ok=True)
     figs = {p: sorted(str(f.relative_to(folder)) for f in (folder / "figures" / PAPERS[p].figures).glob("*.png"))
             for p in papers}
     title, *rest = report_markdown(recs, profile, runs, figs).split("\n")
     text = "\n".join([title, "", *overrides_header(folder), *rest[1:]] if overrides_header(folder) else [title, *rest])
-    write_atomic(folder / "REPORT.md", text + "\n\n![reproductions per paper, by verdict](claims.png)\n")
+    write_atomic(folder / "REPORT.md", text + "\n\n![reproductions per paper, by protocol and verdict](claims.png)\n\n"
+                 f"*Figure: {SUMMARY_CAPTION}*\n")
+    if profile in PROFILE_ORDER and folder.resolve() == report_dir(profile).resolve(): assemble_overview()
     return folder / "REPORT.md"
+
+# %% ../nbs/03_report.ipynb #dbbafc5b
+PROFILE_ORDER = ("full", "long", "quick")   # the most faithful run first
+
+def profile_records(folder: Path, profile: str) -> dict:
+    "The records of `profile` in the report folder `folder`, as `assemble` reads them."
+    return {k: r for k, r in load_records(folder).items() if r["profile"] == profile}
+
+def best_evidence(by_profile: dict) -> dict:
+    "(claim, record, `Judged`, profile) of each claim at its most faithful run: the first of `PROFILE_ORDER` whose records (`by_profile`) measure it."
+    best = {}
+    for prof in PROFILE_ORDER:
+        recs = by_profile.get(prof) or {}
+        for k, j in judged(recs).items():
+            if k not in best and j.verdict != "not measured": best[k] = (get_claim(*k), recs[k], j, prof)
+    return best
+
+def deviation_lines(paper: str) -> list[str]:
+    "Markdown bullets of `paper`'s protocol cards: the deviations that change what a claim measures first, then the rest by name."
+    L = []
+    for card in load_cards(paper):
+        dev = [s for s in card.settings if s.status != "same"]
+        L.append(f"- **{card.notebook}** ({card.what}): {len(card.settings) - len(dev)} of {len(card.settings)} "
+                 "settings as the paper's at `full`.")
+        for s in dev:
+            if s.affects == "result":
+                only = f"; claims {', '.join(f'`{g}`' for g in s.claims)}" if s.claims else ""
+                L.append(f"  - **{RESULT_KINDS[s.kind]}**, {s.name} ({s.kind}{only}): {_cell(s.why)}")
+        rest = {"not changing what the claims measure": [s for s in dev if s.affects == "none"],
+                "stated choices where the paper is silent, and the paper's or the reference's own slips":
+                [s for s in dev if not s.affects]}
+        L += [f"  - {what}: " + "; ".join(f"{s.name} ({s.kind or s.status})" for s in ss) for what, ss in rest.items()
+              if ss]
+    return L
+
+def _overview_rows(entries: list, cols: list) -> list[str]:
+    "Rows of the one page's tables: `entries` ((claim, record, `Judged`, profile), or a bare claim: not measured)."
+    L = []
+    for e in entries:
+        c, r, j, prof = e if isinstance(e, tuple) else (e, None, None, "")
+        sd = _sd(r) if r else None
+        cell = dict(experiment=c.experiment, claim=c.claim_id, evidence=evidence(c), source=c.source,
+                    metric=c.metric, paper=_fmt(c.paper_value), ours=_fmt(r["ours"]) if r else "–",
+                    sd=f"{sd:.3g} ({len(r['per_seed'])})" if sd is not None else "",
+                    verdict=f"**{shown(j)}**" if j else "not measured", protocol=j.protocol if j else "",
+                    profile=prof, why=j.why if j else (needs(c) or ""))
+        L.append("| " + " | ".join(_cell(cell[k]) for k in cols) + " |")
+    return L
+
+_HEAD_TABLE = ["claim", "source", "metric", "paper", "ours", "sd", "verdict", "protocol", "profile", "why"]
+_REST_TABLE = ["experiment", "claim", "evidence", "source", "paper", "ours", "verdict", "protocol", "profile", "why"]
+
+def _overview_section(p: str, best: dict, head) -> list[str]:
+    "The one page's section of paper `p`: its headline claims, its figure, its protocol's deviations, the rest."
+    vs = {k: e[2] for k, e in best.items()}
+    n = _tally(head(p), vs)
+    heads = [best.get((p, h), get_claim(p, h)) for h in PAPERS[p].headline]
+    L = [f"## {p}", "", f"{PAPERS[p].title}.", "",
+         "Reproductions at their best evidence: " + ", ".join(f"{v} {k}" for k, v in n.items() if v) + ".", "",
+         "### What its abstract claims", "", *_table(_HEAD_TABLE, right=("paper", "ours", "sd")),
+         *_overview_rows(heads, _HEAD_TABLE), "",
+         "`sd`: the SD over seeds (their number) where the record has per-seed values.", ""]
+    if headline_entries(p, best):
+        L += [f"![{p}: its headline claims, ours against the paper's]({figure_name(p)})", "",
+              f"*Figure: {figure_caption(p)}*", ""]
+    else: L += [f"No headline claim of {p} is measured yet, so it has no figure.", ""]
+    L += ["### Its protocol, where ours differs (the protocol cards, `tpr_nb/protocol_data/`)", "",
+          *deviation_lines(p), ""]
+    rest = [e for k, e in best.items() if k[0] == p and k[1] not in PAPERS[p].headline]
+    if rest:
+        order = {c.claim_id: i for i, c in enumerate(CLAIMS)}
+        rest.sort(key=lambda e: (evidence(e[0]) not in HEADLINE, order[e[0].claim_id]))
+        L += ["### Its other measured claims", "", *_table(_REST_TABLE, right=("paper", "ours")),
+              *_overview_rows(rest, _REST_TABLE), ""]
+    return L + _not_measured([c for c in CLAIMS if c.paper == p], best, "quick")
+
+def overview_markdown(best: dict, by_profile: dict) -> str:
+    "The text of `reports/REPORT.md`: the headline over each claim's most faithful run, then each paper's headline claims, deviations and the rest."
+    papers, vs = list(PAPERS), {k: e[2] for k, e in best.items()}
+    head = _heads(papers)
+    at = lambda p=None: " / ".join(str(sum(1 for k in head(p) if k in best and best[k][3] == prof))
+                                   for prof in PROFILE_ORDER)
+    src = ", ".join(f"[`reports/{p}`]({p}/REPORT.md) ({len(by_profile[p])} records)" for p in PROFILE_ORDER
+                    if p in by_profile)
+    commits = sorted({e[1].get("commit", "unknown") for e in best.values()})
+    L = ["# Does each paper reproduce? Every claim at its most faithful run", "",
+         f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb report` (package {__version__}, commit "
+         f"{git_commit()}) from the records of {src or 'no report'}, made at commit(s) "
+         f"{', '.join(f'`{h}`' for h in commits) or '–'}. Each claim is judged on its most faithful run: the "
+         "`full` profile's record, else `long`'s, else `quick`'s; the column `profile` says which. The "
+         "per-profile reports keep their own counts.", "",
+         HOW, "", PROTOCOL_HOW, "", "## Headline: each reproduction at its best evidence", "",
+         *_headline(papers, head, vs, ("measured at full / long / quick", at)),
+         "![reproductions per paper at their best evidence, by protocol and verdict](claims.png)", "",
+         f"*Figure: {SUMMARY_CAPTION}*", ""]
+    for p in papers: L += _overview_section(p, best, head)
+    return "\n".join(L)
+
+def assemble_overview(reports: Path | None = None) -> Path:
+    "Write the one page `REPORT.md`, `claims.png` and `claims_<paper>.png` under `reports` from each profile's report folder there."
+    reports = Path(reports or project_root() / "reports")
+    by_profile = {p: profile_records(reports / p, p) for p in PROFILE_ORDER if (reports / p / "metrics").is_dir()}
+    best, head = best_evidence(by_profile), _heads(list(PAPERS))
+    vs = {k: e[2] for k, e in best.items()}
+    plot_tallies({p: _tally(head(p), vs) for p in PAPERS}, reports / "claims.png")
+    for p in PAPERS:
+        entries = headline_entries(p, best)
+        if entries: plot_claims(entries, reports / figure_name(p), f"{p}: headline claims at their best evidence")
+        else: (reports / figure_name(p)).unlink(missing_ok=True)
+    write_atomic(reports / "REPORT.md", overview_markdown(best, by_profile) + "\n")
+    return reports / "REPORT.md"

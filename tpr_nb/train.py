@@ -14,7 +14,7 @@ from torch import nn
 from safetensors.torch import save_file, load_file
 from tqdm.auto import tqdm
 from .checkpoints import CheckpointError, cpu_state, latest_checkpoint, load_checkpoint, save_checkpoint
-from .env import write_atomic, write_json
+from .env import Heartbeat, write_atomic, write_json
 from .modelfiles import MODEL_JSON, MODEL_WEIGHTS, keep_spec, model_spec
 from .optim import make_optimizer, param_groups, warmup_factor
 from .profiles import Config
@@ -261,12 +261,16 @@ def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, keep, histor
     t0 = time.time() - (history[-1]["time"] if history else 0.0)
     bar = tqdm(total=cfg.max_steps, initial=st["step"], disable=not cfg.progress or not acc.is_main_process,
                desc="train", mininterval=1.0)
+    hb = Heartbeat(f"train {Path(out).name}" if out else "train")
+    pick = min if cfg.mode == "min" else max
+    best = lambda: f", best {cfg.monitor} {pick(h[cfg.monitor] for h in history):.4g}" if history else ""
     while st["step"] < cfg.max_steps:
         epoch_batches = batches(st["epoch"])[acc.process_index :: acc.num_processes]
         if not len(epoch_batches): raise ValueError("batches(epoch) returned no batches")
         for batch in epoch_batches[st["pos"]:]:
             loss, metrics = _step(acc, model, opt, batch, loss_fn, cfg, st)
             bar.update(1)
+            hb(lambda: f"step {st['step']:,}/{cfg.max_steps:,}, loss {loss.item():.4g}{best()}")
             if st["step"] % max(1, cfg.eval_every // 10) == 0:
                 _log(out, dict(split="train", step=st["step"], loss=loss.item(), lr=opt.param_groups[0]["lr"],
                                **{k: float(v) for k, v in metrics.items()}))

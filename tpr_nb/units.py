@@ -13,7 +13,7 @@ from safetensors.torch import save_file, load_file
 from tqdm.auto import tqdm
 from .checkpoints import latest_checkpoint
 from .data import cache_dir
-from .env import project_root, write_json
+from .env import Heartbeat, project_root, write_json
 from .profiles import Config
 
 # %% auto #0
@@ -35,14 +35,22 @@ def _stop(ex):
 
 def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs") -> list:
     "`[fn(**job) for job in jobs]`, on `workers` spawned one-thread processes when `workers > 1`."
-    if workers <= 1: return [fn(**j) for j in tqdm(jobs, desc=desc)]
+    hb = Heartbeat(desc)
+    if workers <= 1:
+        out = []
+        for k, j in enumerate(tqdm(jobs, desc=desc), 1):
+            out.append(fn(**j))
+            hb(f"{k} of {len(jobs)} done", force=True)
+        return out
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
     ex = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_one_thread)
     try:
         futs = {ex.submit(fn, **j): i for i, j in enumerate(jobs)}
         out = [None] * len(jobs)
-        for f in tqdm(as_completed(futs), total=len(jobs), desc=desc): out[futs[f]] = f.result()
+        for k, f in enumerate(tqdm(as_completed(futs), total=len(jobs), desc=desc), 1):
+            out[futs[f]] = f.result()
+            hb(f"{k} of {len(jobs)} done", force=True)
     except BaseException:          # Ctrl-C or a failed job
         _stop(ex)
         raise

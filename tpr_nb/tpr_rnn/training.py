@@ -19,8 +19,8 @@ from .babi import story_batches, MAX_SENTENCES
 # %% auto #0
 __all__ = ['APP_A', 'BATCHING', 'MODEL', 'VARIANTS', 'TASK_UNIT', 'TASK_UNITS', 'ABLATION_UNITS', 'ALL_UNIT', 'ALL_UNITS',
            'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN',
-           'REPRESENTATIONS', 'babi_logits', 'babi_loss', 'babi_predict', 'babi_errors', 'train_babi', 'run_task',
-           'task_unit', 'all_tasks_unit', 'task_table', 'plot_task_errors']
+           'REPRESENTATIONS', 'SYSGEN_UNIT', 'SYSGEN_UNITS', 'babi_logits', 'babi_loss', 'babi_predict', 'babi_errors',
+           'train_babi', 'run_task', 'task_unit', 'all_tasks_unit', 'sysgen_unit', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
@@ -103,7 +103,7 @@ def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir:
                     note=f"diverged: {e}")
     return dict(facts, test_error=babi_errors(model, d["test"])["error"],
                 valid_error=min(h["error"] for h in hist),
-                steps=hist[-1]["step"], wall_s=time.time() - t0, note="; ".join(d["notes"]),
+                steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"], note="; ".join(d["notes"]),
                 history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist])
 
 VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True, backlink=False),
@@ -147,7 +147,7 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
     log = read_log(f"{out_dir}/metrics.jsonl") if out_dir else []
     best = min(hist, key=lambda h: h[c.get("monitor", APP_A["monitor"])])
     return dict(facts, test_error=res["error"], per_task=res["per_task"], valid_error=best["error"],
-                best_step=best["step"], steps=hist[-1]["step"], wall_s=time.time() - t0,
+                best_step=best["step"], steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"],
                 history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist],
                 train_curve=[[r["step"], round(r["acc"], 4)] for r in log if r.get("split") == "train"])
 
@@ -191,13 +191,48 @@ SYSGEN = dict(
     common=dict(SINGLE_RECIPE, tasks=[1, 6, 7, 8, 9, 11, 12, 13], new_per_pair=500, baseline_lr=0.001, baseline_hidden=64),
     smoke=dict(limit=100, new_per_pair=20, max_steps=20, eval_every=10, patience=None, seeds=[0]),
     quick=dict(limit=1500, new_per_pair=150, max_steps=6000, eval_every=250, patience=5, seeds=[0]),
-    full=dict(limit=None, max_steps=60000, eval_every=1000, patience=15, seeds=[0, 1, 2]))
+    full=dict(limit=None, max_steps=60000, eval_every=1000, patience=15, seeds=[0, 1, 2], time_budget_s=None,
+              workers=1, units=True))
 
 REPRESENTATIONS = dict(
     common=dict(SINGLE_RECIPE, task=3, limit=None),
     smoke=dict(max_steps=20, eval_every=10, patience=None, seeds=[0], max_sentences=20, limit=200),
     quick=dict(max_steps=800, eval_every=100, patience=6, seeds=[0], max_sentences=70),
     full=dict(max_steps=40000, eval_every=500, patience=20, seeds=[0], max_sentences=130))
+
+# %% ../../nbs/tpr_rnn/02_training.ipynb #c805ac75
+def sysgen_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
+    "One model of Fig. 5 as a resumable unit ('sysgen_tpr' or 'sysgen_lstm'): accuracy per new person and task."
+    from tpr_nb.tpr_rnn.babi import from_splits
+    from tpr_nb.tpr_rnn.model import LSTMReader
+    from tpr_nb.tpr_rnn.sysgen import sysgen_splits
+    t0 = time.time()
+    sg = sysgen_splits(c.tasks, c.new_per_pair, seed=0, limit=c.limit)
+    data = from_splits(sg)
+    if name == "sysgen_tpr":
+        cls, cfg, kw = TPRRNN, c, dict(d_entity=c.d_entity, d_relation=c.d_relation, d_hidden=c.d_hidden)
+    elif name == "sysgen_lstm":
+        cls, cfg, kw = LSTMReader, Config(c, lr=c.baseline_lr, betas=(0.9, 0.999)), dict(d_hidden=c.baseline_hidden)
+    else: raise ValueError(f"unknown Fig. 5 unit {name!r}: 'sysgen_tpr' or 'sysgen_lstm'")
+    facts = dict(name=name, seed=seed, plan={e: list(ts) for e, ts in sg["plan"].items()})
+    try: model, hist = train_babi(data, Config(cfg, progress=False), seed, out_dir, model_cls=cls, **kw)
+    except DivergedError as e:
+        return dict(facts, acc=None, test_acc=0.0, steps=-1, wall_s=time.time() - t0, note=f"diverged: {e}")
+    preds, _ = babi_predict(model, data["test"])
+    right = (preds == data["test"]["answer"]).tolist()
+    hits = {}
+    for ok, e, t in zip(right, sg["test"]["entity"], sg["test"]["task"]):
+        hits.setdefault(e, {}).setdefault(str(t), []).append(ok)
+    acc = {e: {t: 100 * sum(v) / len(v) for t, v in ts.items()} for e, ts in hits.items()}
+    return dict(facts, acc=acc, test_acc=100 * sum(right) / len(right), valid_error=min(h["error"] for h in hist),
+                steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"],
+                history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist])
+
+SYSGEN_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool",
+               "lr", "ln_eps", "pos_scaled", "learn_pad", "betas", "batch_size", "d_entity", "d_relation",
+               "d_hidden", "clip_norm", "tasks", "limit", "new_per_pair", "baseline_lr", "baseline_hidden",
+               "max_steps", "eval_every", "patience", "time_budget_s")   # the settings that shape a Fig. 5 unit
+SYSGEN_UNITS = Units(sysgen_unit, SYSGEN_UNIT, names=lambda c: ["sysgen_tpr", "sysgen_lstm"])   # 13_sysgen's
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #7bf6463b
 def task_table(errors: dict, paper_mean: dict | None = None, paper_best: dict | None = None):

@@ -11,6 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as Fn
 from torch import Tensor
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from torch.autograd.function import once_differentiable
 from fastcore.basics import patch
 from ..algebra import reduced_bind, reduced_unbind
@@ -421,7 +422,7 @@ def reverse_padded(x: Tensor, lengths: Tensor) -> Tensor:
     return x.gather(1, idx.reshape(*idx.shape, *[1] * (x.dim() - 2)).expand_as(x))
 
 class TPRU(nn.Module):
-    "A stack of TPRU cells called like `torch.nn.GRU`; `forward(input, h0, lengths, return_fillers)`."
+    "A stack of TPRU cells that takes and returns what `torch.nn.GRU` does, padded `lengths` and fillers besides."
     def __init__(self, input_size: int, hidden_size: int, n_roles: int, num_layers: int = 1, batch_first: bool = False,
                  bidirectional: bool = False, dropout: float = 0.0, n_slices: int = 1, variant: str = "ours", bias: bool = False):
         super().__init__()
@@ -430,7 +431,22 @@ class TPRU(nn.Module):
         self.cells = nn.ModuleList([TPRUCell(input_size if l == 0 else hidden_size * self.dirs, hidden_size, n_roles, n_slices, variant,
                                              bias=bias) for l in range(num_layers) for _ in range(self.dirs)])
 
-    def forward(self, input: Tensor, h0: Tensor | None = None, lengths: Tensor | None = None, return_fillers: bool = False):
+    def forward(self, input, h0: Tensor | None = None, lengths: Tensor | None = None, return_fillers: bool = False):
+        "`nn.GRU`'s call: `(output, h_n)`, and the fillers `(layers x directions, B, T, [slices,] N)` when asked."
+        packed = isinstance(input, PackedSequence)
+        if packed:
+            if lengths is not None: raise ValueError("a PackedSequence carries its lengths: pass no `lengths`")
+            input, lengths = pad_packed_sequence(input, batch_first=self.batch_first)
+        unbatched = input.dim() == 2
+        if unbatched:                                    # (T, d'), as nn.GRU takes it; h0 is then (layers x dirs, d)
+            input, h0 = input.unsqueeze(0 if self.batch_first else 1), None if h0 is None else h0.unsqueeze(1)
+        out, h_n, fills = self._run(input, h0, lengths, return_fillers)
+        if packed: out = pack_padded_sequence(out, lengths.cpu(), batch_first=self.batch_first, enforce_sorted=False)
+        if unbatched: out, h_n = out.squeeze(0 if self.batch_first else 1), h_n.squeeze(1)
+        if unbatched and return_fillers: fills = fills.squeeze(1)
+        return (out, h_n, fills) if return_fillers else (out, h_n)
+
+    def _run(self, input: Tensor, h0, lengths, return_fillers: bool):
         x = input if self.batch_first else input.transpose(0, 1)
         B, T = x.shape[:2]
         if T == 0: raise ValueError("the input has no time steps (T = 0)")
@@ -451,7 +467,8 @@ class TPRU(nn.Module):
             x = torch.cat(outs, -1)
             if l < self.num_layers - 1 and self.dropout: x = Fn.dropout(x, self.dropout, self.training)
         out = x if self.batch_first else x.transpose(0, 1)
-        return (out, torch.stack(h_n), fills) if return_fillers else (out, torch.stack(h_n))
+        return out, torch.stack(h_n), torch.stack(fills) if return_fillers else None
+
 
 # %% ../../nbs/tpru/00_cell.ipynb #efcfccc0
 def paper_params(kind: str, d: int, d_in: int, layers: int = 2) -> int:
