@@ -4,6 +4,7 @@
 
 # %% ../nbs/03c_experiment.ipynb #b4cbfbc2
 from __future__ import annotations
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from .env import git_commit
@@ -13,7 +14,7 @@ from .report import make_record, merge_records, records_file, report_dir
 from .units import Units, unit_records
 
 # %% auto #0
-__all__ = ['Run', 'start']
+__all__ = ['Run', 'start', 'above_chance_z']
 
 # %% ../nbs/03c_experiment.ipynb #e25ff8d3
 @dataclass
@@ -68,3 +69,8 @@ def start(notebook: str, profile: str = "smoke", overrides: dict | None = None, 
     shrunk = shrunk_sets(overrides, e.config(profile)) if overrides else {}
     paper = paper_in(e.notebook.split("/")[0])
     return Run(paper.id, profile, out, commit, e.notebook, c, shrunk, e.unit_spec())
+
+# %% ../nbs/03c_experiment.ipynb #f7fc6568
+def above_chance_z(acc: float, chance: float, n: int) -> float:
+    "How many binomial standard errors accuracy `acc` (a share of `n` answers) lies above the share `chance`."
+    return (acc - chance) / math.sqrt(max(chance * (1 - chance), 1 / n) / n)

@@ -12,7 +12,7 @@ from .data import lm_batches, pad, bucket_batches
 from .train import to_device
 
 # %% auto #0
-__all__ = ['sentence_batch', 'sentence_batches', 'stream_batches', 'lm_loss', 'StreamLoss', 'perplexity']
+__all__ = ['sentence_batch', 'sentence_batches', 'stream_batches', 'lm_loss', 'StreamLoss', 'perplexity', 'unigram_perplexity']
 
 # %% ../nbs/02a_lm.ipynb #ea599105
 def sentence_batch(sents: list[list[int]], eos: int) -> dict:
@@ -61,3 +61,11 @@ def perplexity(model: nn.Module, batches: list[dict]) -> float:
         nll += Fn.cross_entropy(logits.flatten(0, 1), b["y"].flatten(), ignore_index=0, reduction="sum").item()
         n += (b["y"] != 0).sum().item()
     return math.exp(nll / n)
+
+# %% ../nbs/02a_lm.ipynb #04904f55
+def unigram_perplexity(train: list[list[int]], test: list[list[int]], V: int) -> float:
+    "The perplexity on the `test` sentences of the add-one unigram model of the `train` sentences (ids 1 .. V-1)."
+    counts = torch.bincount(torch.tensor([i for s in train for i in s], dtype=torch.long), minlength=V)[1:].double() + 1
+    logp = (counts / counts.sum()).log()
+    ids = torch.tensor([i for s in test for i in s]) - 1
+    return math.exp(-logp[ids].mean().item())
