@@ -40,6 +40,13 @@ AT_CHANCE = [
     ("tpru", "bidaf_tpru_minus_gru_val", 2.0, dict(bidaf_min_val_z=0.4), dict(bidaf_min_val_z=10.0)),
     ("tpru", "tpru_minus_lstm_train_nll_epoch1", -0.1, dict(lm_worst_over_unigram_ppl=4.0),
      dict(lm_worst_over_unigram_ppl=0.5)),
+    # guarded in stop 57: rules that models at chance could meet, though the smoke profile happened not to
+    ("tpru", "slices8_gain_small_n", 1.0, dict(le_min_val_z=0.4), dict(le_min_val_z=10.0)),
+    ("tpru", "wt2_tpru_over_lstm_ppl", 1.0, dict(wt2_worst_over_unigram_ppl=4.0), dict(wt2_worst_over_unigram_ppl=0.5)),
+    ("tpru", "mod3_grad_norm_ratio", 1.2, dict(mod_min_val_z=0.4), dict(mod_min_val_z=10.0)),
+    ("tpru", "tpru_minus_best_mod_val", 0.5, dict(mod_min_val_z=0.4), dict(mod_min_val_z=10.0)),
+    ("hubert", "role_nn_dedicated", 0.95, dict(role_nn_untrained=0.97), dict(role_nn_untrained=0.6)),
+    ("hubert", "role_punct_dedicated", 0.8, dict(role_punct_untrained=0.9), dict(role_punct_untrained=0.3)),
 ]
 
 

@@ -14,7 +14,7 @@ from torch import nn
 from safetensors.torch import save_file, load_file
 from tqdm.auto import tqdm
 from .checkpoints import CheckpointError, cpu_state, latest_checkpoint, load_checkpoint, save_checkpoint
-from .env import Heartbeat, write_atomic, write_json
+from .env import Heartbeat, device_name, write_atomic, write_json
 from .modelfiles import MODEL_JSON, MODEL_WEIGHTS, keep_spec, model_spec
 from .optim import make_optimizer, param_groups, warmup_factor
 from .profiles import Config
@@ -302,7 +302,7 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep) -> boo
     if cfg.monitor not in m:
         raise KeyError(f"evaluate() returned {list(m)}, but the monitor is {cfg.monitor!r}")
     rec = dict(split="valid", step=st["step"], time=round(time.time() - t0, 2),
-               lr=opt.param_groups[0]["lr"], **m)
+               lr=opt.param_groups[0]["lr"], device=device_name(), **m)   # which machine trained up to here
     history.append(rec)
     _log(out, rec)
     if _better(m[cfg.monitor], st["best"], cfg.mode):

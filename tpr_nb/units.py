@@ -179,6 +179,12 @@ def _kept_record(f: Path, key: str) -> dict:
                          "or restore it from git")
     return dict(rec, cached=True)
 
+def _trained_on(rec: dict) -> dict:
+    "`devices`: the machines that trained the unit, in order, read off its history ({} without one)."
+    hist = rec.get("history") if isinstance(rec.get("history"), list) else []
+    devices = list(dict.fromkeys(h["device"] for h in hist if isinstance(h, dict) and h.get("device")))
+    return dict(devices=devices) if devices else {}
+
 def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None,
              **kw) -> dict:
     "The record of unit (`name`, `seed`) kept in `folder`, else `fn(name, seed, c, out_dir=unit_dir(key))`, kept."
@@ -194,6 +200,7 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
         token = _SHAPING.set(None if keys is None else tuple(keys))
         try: rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
         finally: _SHAPING.reset(token)
+        rec.update(_trained_on(rec))
         f.parent.mkdir(parents=True, exist_ok=True)
         write_json(f, dict(rec, unit=key))
     return dict(rec, unit=key, cached=False)
