@@ -8,7 +8,7 @@ import time
 import torch
 
 # %% auto #0
-__all__ = ['time_train_steps', 'cpu_step_times', 'synced_step_times', 'entail_step_times']
+__all__ = ['time_train_steps', 'cpu_step_times', 'synced_step_times']
 
 # %% ../nbs/90_benchmarks.ipynb #18c070d8
 def time_train_steps(model, batches, loss_fn, steps: int, warmup: int = 3, lr: float = 1e-3) -> dict:
@@ -64,36 +64,3 @@ def synced_step_times(contenders: dict, batches: list, loss_fn, rounds: int, lr:
     for _ in range(rounds):
         for n in contenders: out[n] += [step(n, b) for b in batches]
     return out
-
-def entail_step_times(names=("gru", "lstm", "tpru-512", "tpru-512x8"), device: str = "cuda", rounds: int = 5,
-                      n_batches: int = 8, seed: int = 0) -> dict:
-    ("Median seconds per training step, and per evaluation, of `ENTAIL`'s full-row models `names` (TPRU Table 2) "
-     "on `device`: the unit's cost on that device, with the device's name.")
-    import statistics
-    import torch.nn.functional as Fn
-    import tpr_nb.tpru.entailment as ent
-    import tpr_nb.tpru.training as tt
-    from .env import device_name
-    from .profiles import profile_config
-    from .train import to_device
-    c = profile_config(tt.ENTAIL, "full")
-    pairs = ent.train_split(c.batch_size * n_batches, seed=seed + 1)
-    batches = [to_device(b, device) for b in ent.entailment_batches(pairs, c.batch_size, shuffle=True, seed=seed,
-                                                                    permute=c.permute, pool=c.pool)]
-    models = {}
-    for n in names:
-        torch.manual_seed(seed)
-        models[n] = tt.entail_model(n, c).to(device)
-    loss = lambda m, b: (Fn.cross_entropy(m(b), b["label"]), {})
-    steps = synced_step_times(models, batches, loss, rounds)
-    evals = {}
-    for n, m in models.items():
-        t0 = time.perf_counter()
-        tt.classify(m, batches)
-        if torch.device(device).type == "cuda": torch.cuda.synchronize()
-        evals[n] = (time.perf_counter() - t0) / (len(batches) * c.batch_size)
-    return dict(device=device_name() if torch.device(device).type == "cuda" else f"{device_name()} ({device})",
-                torch=torch.__version__, max_steps=c.max_steps, eval_every=c.eval_every, batch_size=c.batch_size,
-                rounds=rounds, n_batches=n_batches,
-                s_per_step={n: statistics.median(v) for n, v in steps.items()},
-                s_per_eval_pair={n: v for n, v in evals.items()})

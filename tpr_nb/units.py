@@ -304,12 +304,13 @@ def _git(root: Path, *args) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
 
 def commit_units(folder: Path, root: Path | None = None) -> list[str]:
-    "Commit the unit records (`*.json`) under `folder/units` that git lacks or that changed, those files only."
+    "Commit the unit records (`*.json`) under `folder/units` that git lacks or that changed (not deleted), those only."
     root, units = Path(root or project_root()), Path(folder) / "units"
     if not units.is_dir(): return []
     st = _git(root, "status", "--porcelain", "--untracked-files=all", "--", str(units.resolve()))
     if st.returncode: raise RuntimeError(f"git status failed in {root}: {st.stderr.strip()}")
-    files = sorted(l[3:] for l in st.stdout.splitlines() if l.endswith(".json"))
+    # new or changed records only: one deleted or moved away by hand is the person's to commit
+    files = sorted(l[3:] for l in st.stdout.splitlines() if l.endswith(".json") and not {"D", "R"} & set(l[:2]))
     if not files: return []
     names = " ".join(Path(f).stem.rsplit("_", 1)[0] for f in files)
     message = f"Unit records: {len(files)} finished: {names}"
