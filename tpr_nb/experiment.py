@@ -10,7 +10,7 @@ from pathlib import Path
 from .env import git_commit
 from .papers import PAPERS, experiment, paper_in
 from .profiles import Config, check_profile, shrunk_sets
-from .report import make_record, merge_records, records_file, report_dir
+from .report import make_record, merge_records, recipe_key, records_file, report_dir
 from .units import Units, unit_records
 
 # %% auto #0
@@ -49,8 +49,10 @@ class Run:
     def record(self, claim_id: str, ours: float, *, seeds, wall_s: float, **kw) -> dict:
         "Record our measurement of a claim (`tpr_nb.report.make_record`); it lands at `finish`."
         nb = f"{self.notebook}.ipynb" if self.notebook else ""
+        recipe = None if self.config is None else recipe_key({**self.config, "record_seeds": list(
+            seeds if hasattr(seeds, "__iter__") else [seeds])})
         rec = make_record(self.paper, claim_id, ours, profile=self.profile, seeds=seeds, wall_s=wall_s,
-                          commit=self.commit, notebook=nb, partial=self.partial, **kw)
+                          commit=self.commit, notebook=nb, partial=self.partial, recipe=recipe, **kw)
         self.records.append(rec)
         return rec
 

@@ -15,11 +15,11 @@ from .protocol import LABELS, card_for, claim_protocol, protocol_rows
 from .profiles import check_profile
 
 # %% auto #0
-__all__ = ['REQUIRED', 'VERDICTS', 'CSV_COLUMNS', 'OFF_PROTOCOL', 'HEAD_COLS', 'HOW', 'PROTOCOL_HOW', 'CLASSES', 'report_dir',
-           'partial_reason', 'make_record', 'records_file', 'record', 'read_records', 'merge_records', 'sem', 'verdict',
-           'rule_holds', 'load_records', 'Judged', 'claim_notebook', 'protocol_label', 'judge', 'judged', 'shown',
-           'write_claims_csv', 'report_papers', 'off_protocol_lines', 'figure_name', 'figure_caption',
-           'report_markdown']
+__all__ = ['REQUIRED', 'RETRAINS_KEPT', 'VERDICTS', 'CSV_COLUMNS', 'OFF_PROTOCOL', 'HEAD_COLS', 'HOW', 'PROTOCOL_HOW', 'CLASSES',
+           'report_dir', 'partial_reason', 'make_record', 'records_file', 'record', 'read_records', 'recipe_key',
+           'with_retrains', 'merge_records', 'sem', 'verdict', 'rule_holds', 'retrain_flip', 'load_records', 'Judged',
+           'claim_notebook', 'protocol_label', 'judge', 'judged', 'shown', 'write_claims_csv', 'report_papers',
+           'off_protocol_lines', 'figure_name', 'figure_caption', 'report_markdown']
 
 # %% ../nbs/03_report.ipynb #c0f74bd2
 def report_dir(profile: str) -> Path:
@@ -41,7 +41,8 @@ def partial_reason(claim_id: str, shrunk: dict) -> str:
 
 def make_record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, wall_s: float,
                 device: str | None = None, note: str = "", invalid: str = "", per_seed=None,
-                commit: str | None = None, notebook: str = "", partial: dict | None = None) -> dict:
+                commit: str | None = None, notebook: str = "", partial: dict | None = None,
+                recipe: str | None = None) -> dict:
     "Our measurement of a claim as a record, `holds` decided by the claim's rule."
     c, ours = get_claim(paper, claim_id), float(ours)
     rule, why = c.rule_for(check_profile(profile)), partial_reason(claim_id, partial or {})
@@ -52,7 +53,8 @@ def make_record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, 
                 seeds=list(seeds) if hasattr(seeds, "__iter__") else [seeds], device=device or device_name(),
                 wall_s=round(float(wall_s), 1), version=__version__, commit=commit or git_commit(), note=note,
                 time=time.strftime("%Y-%m-%dT%H:%M:%S"), notebook=notebook, invalid=invalid,
-                per_seed=None if per_seed is None else [float(v) for v in per_seed], partial=why)
+                per_seed=None if per_seed is None else [float(v) for v in per_seed], partial=why,
+                **({"recipe": recipe} if recipe else {}))
 
 def records_file(folder: Path, rec: dict) -> Path:
     "The metrics file of record `rec` in the report folder `folder`."
@@ -81,15 +83,31 @@ def read_records(f: Path) -> list[dict]:
                          "restore it from git or delete it and re-run its notebook")
     return recs
 
+RETRAINS_KEPT = 8   # the earlier values of the same recipe a record carries
+
+def recipe_key(settings: dict) -> str:
+    "A short fingerprint of the settings that shape a measurement (a notebook's profile row and its seeds)."
+    import hashlib
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:10]
+
+def with_retrains(new: dict, old: dict | None) -> dict:
+    "`new`, carrying in `retrains` the values of `old` and its own retrains where both share a `recipe`."
+    if not old or not new.get("recipe") or old.get("recipe") != new["recipe"]: return new
+    past = list(old.get("retrains") or [])
+    if (old.get("commit"), old["ours"]) != (new.get("commit"), new["ours"]):
+        past.append(dict(commit=old.get("commit"), ours=old["ours"], time=old.get("time")))
+    return {**new, "retrains": past[-RETRAINS_KEPT:]} if past else new
+
 def merge_records(f: Path, recs: list[dict]):
     "Add `recs` to the metrics file `f`, each replacing its claim's earlier record, one writer at a time."
     f = Path(f)
     f.parent.mkdir(parents=True, exist_ok=True)
     with open(f.parent / ".lock", "w") as lk:
         fcntl.flock(lk, fcntl.LOCK_EX)
-        new = {r["claim_id"] for r in recs}
-        kept = [r for r in read_records(f) if r["claim_id"] not in new]
-        write_atomic(f, json.dumps(kept + list(recs), indent=1))
+        old = {r["claim_id"]: r for r in read_records(f)}
+        new = [with_retrains(r, old.get(r["claim_id"])) for r in recs]
+        kept = [r for r in old.values() if r["claim_id"] not in {r["claim_id"] for r in recs}]
+        write_atomic(f, json.dumps(kept + new, indent=1))
 
 # %% ../nbs/03_report.ipynb #4d2cfed5
 VERDICTS = ("holds", "fails", "inconclusive", "invalid")
@@ -117,6 +135,12 @@ def rule_holds(c: Claim, rec: dict) -> str:
     if rule is None or rec.get("partial") or not math.isfinite(rec["ours"]): return ""
     return "yes" if eval_rule(rule, rec["ours"], c.paper_value) else "no"
 
+def retrain_flip(c: Claim, rec: dict) -> dict | None:
+    "The first earlier value of `rec`'s recipe (`retrains`) on which `c`'s rule decides otherwise, if any."
+    rule, now = c.rule_for(rec.get("profile")), eval_rule(c.rule_for(rec.get("profile")), rec["ours"], c.paper_value)
+    return next((x for x in rec.get("retrains") or [] if isinstance(x.get("ours"), (int, float))
+                 and math.isfinite(x["ours"]) and eval_rule(rule, x["ours"], c.paper_value) != now), None)
+
 def _verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
     ours, rule = rec["ours"], c.rule_for(rec.get("profile"))
     if rec.get("partial"): return "not measured", rec["partial"]
@@ -133,6 +157,9 @@ def _verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
         if ref is None: return "inconclusive", f"{g.ref} (which the guard '{g.rule}' reads) is not measured"
         if not eval_rule(g.rule, ours, c.paper_value, ref=ref["ours"]):
             return "inconclusive", f"{g.why} ({g.ref} = {ref['ours']:.4g})"
+    if flip := retrain_flip(c, rec):
+        return "inconclusive", (f"the rule decides differently on a retrain of the same recipe ({flip['ours']:.4g} "
+                                f"at {flip['commit']}, {ours:.4g} now): this value does not decide until more seeds do")
     s, src = sem(rec.get("per_seed")), f"{len(rec.get('per_seed') or [])} seeds"
     # no per-seed values: the spread the project measured elsewhere
     if s is None and (measured := spread(c)):
@@ -259,7 +286,8 @@ def report_papers(recs: dict, runs: list[dict] | None) -> list[str]:
 HOW = ("Each verdict is decided by the rules registered with the claim (`tpr_nb.claims`, "
        "`tpr_nb.report.verdict`), never by hand: `holds`/`fails` by the claim's rule; `inconclusive` "
        "when a model it depends on is not above chance, when its setting was chosen after seeing it "
-       "(post hoc) and it has not been re-measured on fresh seeds, or when the rule decides differently "
+       "(post hoc) and it has not been re-measured on fresh seeds, when a retrain of the same recipe "
+       "came out on the other side of the rule, or when the rule decides differently "
        "within one standard error over seeds; `invalid` when the run behind it diverged; `not measured "
        "(partial run)` when a run with `--set` covered only part of the set (tasks, seeds, kinds ...) "
        "the claim is about. The headline counts only reproductions (claims the paper prints, derives or "
