@@ -4,14 +4,15 @@
 
 # %% ../../nbs/tpru/04_analysis.ipynb #36549c65
 from __future__ import annotations
-import math
+import math, random
 from collections import Counter
 import torch
 import pandas as pd
 from ..data import Vocab, load_ud_ewt, pad, ptb_token
 
 # %% auto #0
-__all__ = ['tagged_sentences', 'selected_roles', 'pmi_table', 'word_contexts', 'pmi_log_base', 'pos_tag_source']
+__all__ = ['tagged_sentences', 'selected_roles', 'pmi_table', 'paired_bootstrap_se', 'word_contexts', 'pmi_log_base',
+           'pos_tag_source']
 
 # %% ../../nbs/tpru/04_analysis.ipynb #40addda7
 def tagged_sentences(split: str, vocab: Vocab, limit: int | None = None) -> list[dict]:
@@ -49,6 +50,19 @@ def pmi_table(tags: list[str], roles: list[int], min_count: int = 5) -> pd.DataF
         if len(p) < 2: p = p + [(float("nan"), -1)] * (2 - len(p))
         rows.append(dict(tag=t, count=ct[t], top1=p[0][0], top2=p[1][0], role1=p[0][1], role2=p[1][1], gap=p[0][0] - p[1][0]))
     return pd.DataFrame(rows).sort_values("gap", ascending=False, na_position="last").reset_index(drop=True)
+
+# %% ../../nbs/tpru/04_analysis.ipynb #pmi-bootstrap
+def paired_bootstrap_se(stat, tags: list[list[str]], roles_a: list[list[int]], roles_b: list[list[int]],
+                        n: int = 20, seed: int = 0) -> pd.Series:
+    "Standard error of `stat(tags, roles_a) - stat(tags, roles_b)` (Series by key) over `n` resamples of the sentences."
+    rng, k = random.Random(seed), len(tags)
+    flat = lambda xs, idx: [x for i in idx for x in xs[i]]
+    diffs = []
+    for _ in range(n):
+        idx = [rng.randrange(k) for _ in range(k)]
+        t = flat(tags, idx)
+        diffs.append(stat(t, flat(roles_a, idx)) - stat(t, flat(roles_b, idx)))
+    return pd.DataFrame(diffs).std()
 
 # %% ../../nbs/tpru/04_analysis.ipynb #8f969467
 def word_contexts(model, sents: list[dict], word_id: int, eos: int, layer: int = 0, width: int = 4) -> pd.DataFrame:
