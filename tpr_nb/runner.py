@@ -31,6 +31,15 @@ def _matches(rel: str, only: str | None) -> bool:
     "Whether the relative path `rel` is selected by `only` (a glob, or a part of the path; None: all)."
     return not only or fnmatch.fnmatch(rel, only) or only in rel
 
+def _select(paths: list[Path], root: Path, only: str | None) -> list[Path]:
+    "The `paths` that `only` selects, in the order of its comma-separated items (each item's paths in their order)."
+    if only is None: return list(paths)
+    items = [o.strip() for o in only.split(",")]
+    if not all(items): raise ValueError(f"--only {only!r} has an empty item: leave it out to run every notebook")
+    picked = []
+    for o in items: picked += [p for p in paths if _matches(str(p.relative_to(root)), o) and p not in picked]
+    return picked
+
 def experiment_notebooks(nbs: Path, only: str | None = None, skip: Path | None = None) -> list[Path]:
     "The experiment notebooks under `nbs` (none under `skip`, e.g. the executed copies) that `only` selects, sorted."
     if only is not None and not only.strip():
@@ -38,7 +47,7 @@ def experiment_notebooks(nbs: Path, only: str | None = None, skip: Path | None =
     skip = Path(skip).resolve() if skip else None
     found = [p for p in sorted(Path(nbs).rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts
              and not (skip and p.resolve().is_relative_to(skip)) and is_experiment(p)]
-    return [p for p in found if _matches(str(p.relative_to(nbs)), only)]
+    return _select(found, Path(nbs), only)
 
 # %% ../nbs/04a_runner.ipynb #dcd097d0
 class NotebookDamaged(ValueError):
@@ -73,7 +82,7 @@ def executed_notebooks(folder: Path, only: str | None = None) -> list[Path]:
     "The executed copies under `folder` (no `.failed`/`.running` ones) that `only` selects, sorted."
     found = [p for p in sorted(Path(folder).rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts
              and not p.name.endswith((".failed.ipynb", ".running.ipynb"))]
-    return [p for p in found if _matches(str(p.relative_to(folder)), only)]
+    return _select(found, Path(folder), only)
 
 # %% ../nbs/04a_runner.ipynb #dcdb98b9
 def _plain(v, key: str):
