@@ -105,7 +105,7 @@ def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir:
     return dict(facts, test_error=babi_errors(model, d["test"])["error"],
                 valid_error=min(h["error"] for h in hist),
                 steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"], note="; ".join(d["notes"]),
-                history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist])
+                history=[{k: h[k] for k in ("step", "loss", "error", "time", "device") if k in h} for h in hist])
 
 VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True, backlink=False),
             "wb": dict(move=False, backlink=True)}   # Table 3
@@ -150,7 +150,7 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
     best = min(hist, key=lambda h: h[c.get("monitor", APP_A["monitor"])])
     return dict(facts, test_error=res["error"], per_task=res["per_task"], valid_error=best["error"],
                 best_step=best["step"], steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"],
-                history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist],
+                history=[{k: h[k] for k in ("step", "loss", "error", "time", "device") if k in h} for h in hist],
                 train_curve=[[r["step"], round(r["acc"], 4)] for r in log if r.get("split") == "train"])
 
 ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor",
@@ -235,7 +235,7 @@ def sysgen_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> 
     acc = {e: {t: 100 * sum(v) / len(v) for t, v in ts.items()} for e, ts in hits.items()}
     return dict(facts, acc=acc, test_acc=100 * sum(right) / len(right), valid_error=min(h["error"] for h in hist),
                 steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"],
-                history=[{k: h[k] for k in ("step", "loss", "error", "time")} for h in hist])
+                history=[{k: h[k] for k in ("step", "loss", "error", "time", "device") if k in h} for h in hist])
 
 SYSGEN_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool",
                "lr", "ln_eps", "pos_scaled", "learn_pad", "betas", "batch_size", "d_entity", "d_relation",
