@@ -137,7 +137,8 @@ def rule_holds(c: Claim, rec: dict) -> str:
 
 def retrain_flip(c: Claim, rec: dict) -> dict | None:
     "The first earlier value of `rec`'s recipe (`retrains`) on which `c`'s rule decides otherwise, if any."
-    rule, now = c.rule_for(rec.get("profile")), eval_rule(c.rule_for(rec.get("profile")), rec["ours"], c.paper_value)
+    rule = c.rule_for(rec.get("profile"))
+    now = eval_rule(rule, rec["ours"], c.paper_value)
     return next((x for x in rec.get("retrains") or [] if isinstance(x.get("ours"), (int, float))
                  and math.isfinite(x["ours"]) and eval_rule(rule, x["ours"], c.paper_value) != now), None)
 
