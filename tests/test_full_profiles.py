@@ -81,7 +81,8 @@ def full(table: dict, **overrides) -> Config:
 
 # ------------------------------------------------------------------------------------- every table is covered here
 COVERED = {"tpr_nb.hrr.training.LM", "tpr_nb.tpru.training.ENTAIL", "tpr_nb.tpru.training.LANG",
-           "tpr_nb.tpr_rnn.training.SINGLE_TASK", "tpr_nb.tpr_rnn.training.ALL_TASK", "tpr_nb.tpr_rnn.training.ABLATION",
+           "tpr_nb.tpr_rnn.training.SINGLE_TASK", "tpr_nb.tpr_rnn.training.ALL_TASK", "tpr_nb.tpr_rnn.training.ALL_DIAG",
+           "tpr_nb.tpr_rnn.training.ABLATION",
            "tpr_nb.tpr_rnn.training.SYSGEN", "tpr_nb.tpr_rnn.training.REPRESENTATIONS",
            "tpr_nb.urn.training.DYCK", "tpr_nb.urn.training.AGREEMENT", "tpr_nb.hubert.training.HUB"}
 
@@ -214,7 +215,7 @@ ABLATION_VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True
 def _tpr_rnn_jobs():
     jobs = [("SINGLE_TASK", s, "tpr", {}) for s in ("task1", "task8", "task17")]
     jobs += [("ABLATION", "task8", "tpr", ABLATION_VARIANTS[v]) for v in full(tpr_rnn.ABLATION).variants]
-    jobs += [("ALL_TASK", "all", "tpr", {}), ("REPRESENTATIONS", "task3", "tpr", {})]
+    jobs += [("ALL_TASK", "all", "tpr", {}), ("ALL_DIAG", "all", "tpr", {}), ("REPRESENTATIONS", "task3", "tpr", {})]
     jobs += [("SYSGEN", "sysgen", "tpr", {}), ("SYSGEN", "sysgen", "lstm", {})]
     return jobs
 
@@ -234,6 +235,8 @@ def test_tpr_rnn_full(table, shape, model, variant, spy):
     if model == "tpr":
         assert m.Z.weight.shape == (V, c.d_entity) and m.f_r[0][-2].out_features == c.d_relation
         assert m.f_e[0][0].out_features == (c.d_hidden or V) and (m.move, m.backlink) == (variant.get("move", True), variant.get("backlink", True))
+        bound = m.input_module.embed.weight.abs().max().item()      # one step moves a weight by about 1e-3
+        assert abs(bound - c.get("embed_init", 0.01)) < 0.25 * c.get("embed_init", 0.01), bound
 
 # ================================================================================================ urn: DYCK, AGREEMENT
 @pytest.mark.parametrize("kind", full(urn.DYCK).kinds)

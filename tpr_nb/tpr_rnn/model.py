@@ -17,10 +17,10 @@ __all__ = ['SentenceEncoder', 'mlp', 'mlps', 'memory_update', 'memory_terms', 'r
 class SentenceEncoder(nn.Module):
     "Eq. 5: $s = \\sum_i d_i \\odot p_i$ over the words of a sentence; `words` is `(..., k)` of ids, 0 = padding."
     def __init__(self, vocab_size: int, d_symbol: int, max_words: int, pos_scaled: bool = True,
-                 learn_pad: bool = True):
+                 learn_pad: bool = True, init: float = 0.01):
         super().__init__()
         self.embed = nn.Embedding(vocab_size, d_symbol, padding_idx=None if learn_pad else 0)
-        nn.init.uniform_(self.embed.weight, -0.01, 0.01)
+        nn.init.uniform_(self.embed.weight, -init, init)   # App. A: +-0.01 (the all-tasks code: +-0.10)
         # the padding word adds nothing; else it is a symbol like any other
         if not learn_pad:
             with torch.no_grad(): self.embed.weight[0].zero_()
@@ -117,13 +117,14 @@ class TPRRNN(nn.Module):
     "Schlag & Schmidhuber's TPR-RNN: input module (Eq. 5), update module (Eqs. 6-14), inference module (Eqs. 15-20)."
     def __init__(self, vocab_size: int, max_words: int, d_entity: int = 15, d_relation: int = 10,
                  d_symbol: int | None = None, d_hidden: int | None = None, move: bool = True, backlink: bool = True,
-                 ln_eps: float = 1e-7, pos_scaled: bool = True, learn_pad: bool = True):
+                 ln_eps: float = 1e-7, pos_scaled: bool = True, learn_pad: bool = True,
+                 embed_init: float = 0.01):
         super().__init__()
         d_symbol = d_symbol or vocab_size
         d_hidden = d_hidden or d_symbol
         self.move, self.backlink = move, backlink
         # one for story sentences and the question
-        self.input_module = SentenceEncoder(vocab_size, d_symbol, max_words, pos_scaled, learn_pad)
+        self.input_module = SentenceEncoder(vocab_size, d_symbol, max_words, pos_scaled, learn_pad, embed_init)
         self.f_e = nn.ModuleList([mlp(d_symbol, d_hidden, d_entity) for _ in range(2)])
         self.f_r = nn.ModuleList([mlp(d_symbol, d_hidden, d_relation) for _ in range(3)])
         self.f_n = mlp(d_symbol, d_hidden, d_entity)

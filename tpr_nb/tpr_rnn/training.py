@@ -17,10 +17,11 @@ from .model import TPRRNN
 from .babi import story_batches, MAX_SENTENCES
 
 # %% auto #0
-__all__ = ['APP_A', 'BATCHING', 'MODEL', 'VARIANTS', 'TASK_UNIT', 'TASK_UNITS', 'ABLATION_UNITS', 'ALL_UNIT', 'ALL_UNITS',
-           'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ABLATION', 'SYSGEN',
-           'REPRESENTATIONS', 'SYSGEN_UNIT', 'SYSGEN_UNITS', 'babi_logits', 'babi_loss', 'babi_predict', 'babi_errors',
-           'train_babi', 'run_task', 'task_unit', 'all_tasks_unit', 'sysgen_unit', 'task_table', 'plot_task_errors']
+__all__ = ['APP_A', 'BATCHING', 'MODEL', 'MODEL_OPTIONAL', 'VARIANTS', 'TASK_UNIT', 'TASK_UNITS', 'ABLATION_UNITS', 'ALL_UNIT',
+           'ALL_UNITS', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ALL_CODE', 'ALL_DIAG',
+           'CODE_UNITS', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'SYSGEN_UNIT', 'SYSGEN_UNITS', 'babi_logits',
+           'babi_loss', 'babi_predict', 'babi_errors', 'train_babi', 'run_task', 'task_unit', 'all_tasks_unit',
+           'app_a_row', 'sysgen_unit', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
@@ -69,6 +70,9 @@ APP_A = dict(optimizer="tf_nadam", warmup_steps=50, warmup_factor=0.1, halve_bel
 BATCHING = dict(pool=1, pieces=4)
 # TPRRNN's details where App. A is silent: the authors' code
 MODEL = dict(ln_eps=1e-7, pos_scaled=True, learn_pad=True)
+# model settings only a diagnostic row sets (the all-tasks code's embedding bound): read where a row has them, so
+# the keys of units trained without them stay as they are
+MODEL_OPTIONAL = ("embed_init",)
 
 def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN,
                **model_kw) -> tuple[nn.Module, list[dict]]:
@@ -76,7 +80,9 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
     V, K = len(data["vocab"]), data["max_words"]
     # kept with the model (`tpr_nb.modelfiles.build`): its word ids and sentence width
     info = dict(vocab=list(getattr(data["vocab"], "itos", data["vocab"])), max_words=K)
-    if issubclass(model_cls, TPRRNN): model_kw = {**{k: c.get(k, v) for k, v in MODEL.items()}, **model_kw}
+    if issubclass(model_cls, TPRRNN):
+        model_kw = {**{k: c.get(k, v) for k, v in MODEL.items()}, **{k: c[k] for k in MODEL_OPTIONAL if k in c},
+                    **model_kw}
     # fit seeds torch before each call
     make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)
     def evaluate(m):
@@ -155,7 +161,7 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
 
 ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor",
             "pool", "lr",
-            "ln_eps", "pos_scaled", "learn_pad",
+            "ln_eps", "pos_scaled", "learn_pad", "embed_init",
             "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "tasks", "limit",
             "valid_limit", "test_limit", "max_steps", "eval_every", "patience",
             "time_budget_s")   # the settings that shape one all-tasks unit (its key)
@@ -187,6 +193,17 @@ ALL_TASK = dict(
     full=dict(limit=None, valid_limit=None, test_limit=None, max_steps=600000, eval_every=5000, patience=None,
               seeds=list(range(5)),
               time_budget_s=None, units=True))
+
+# the authors' all-tasks code where it differs from App. A (entity 90, role 20, hidden 40, embeddings +-0.10;
+# tpr_rnn_graph.py:34-37): one seed of it, beside the same seed of App. A's, is a diagnostic (19_diagnostics)
+ALL_CODE = dict(d_entity=90, d_relation=20, d_hidden=40, embed_init=0.1)
+ALL_DIAG = {p: dict(row, **ALL_CODE) if p == "common" else dict(row, seeds=[0]) for p, row in ALL_TASK.items()}
+CODE_UNITS = Units(all_tasks_unit, ALL_UNIT, names=lambda c: ["alltasks_code"])              # 19_diagnostics's
+
+def app_a_row(c: Config) -> Config:
+    "The all-tasks row `c` with App. A's model in place of the authors' code's (`ALL_CODE`)."
+    return Config({k: v for k, v in c.items() if k not in ALL_CODE}, **{k: ALL_RECIPE[k] for k in ALL_CODE
+                                                                         if k in ALL_RECIPE})
 
 ABLATION = dict(
     common=dict(SINGLE_RECIPE, limit=None, variants=("w", "wm", "wb")),
