@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 from .model import TPRRNN
-from .training import MODEL, MODEL_OPTIONAL
+from .training import model_settings
 
 # %% auto #0
 __all__ = ['embedding_init', 'position_init', 'mlp_init', 'layer_norm', 'babi_train_files', 'validation_split']
@@ -17,7 +17,7 @@ from ..protocol import protocol_fact
 
 def _model(row) -> TPRRNN:
     return TPRRNN(20, 6, d_entity=row["d_entity"], d_relation=row["d_relation"], d_hidden=row.get("d_hidden"),
-                  **{k: row.get(k, v) for k, v in MODEL.items()}, **{k: row[k] for k in MODEL_OPTIONAL if k in row})
+                  **model_settings(row))
 
 @protocol_fact
 def embedding_init(row) -> str:

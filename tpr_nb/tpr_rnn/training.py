@@ -20,8 +20,8 @@ from .babi import story_batches, MAX_SENTENCES
 __all__ = ['APP_A', 'BATCHING', 'MODEL', 'MODEL_OPTIONAL', 'VARIANTS', 'TASK_UNIT', 'TASK_UNITS', 'ABLATION_UNITS', 'ALL_UNIT',
            'ALL_UNITS', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ALL_CODE', 'ALL_DIAG',
            'CODE_UNITS', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'SYSGEN_UNIT', 'SYSGEN_UNITS', 'babi_logits',
-           'babi_loss', 'babi_predict', 'babi_errors', 'train_babi', 'run_task', 'task_unit', 'all_tasks_unit',
-           'app_a_row', 'sysgen_unit', 'task_table', 'plot_task_errors']
+           'babi_loss', 'babi_predict', 'babi_errors', 'model_settings', 'train_babi', 'run_task', 'task_unit',
+           'all_tasks_unit', 'app_a_row', 'sysgen_unit', 'task_table', 'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
@@ -74,6 +74,10 @@ MODEL = dict(ln_eps=1e-7, pos_scaled=True, learn_pad=True)
 # the keys of units trained without them stay as they are
 MODEL_OPTIONAL = ("embed_init",)
 
+def model_settings(c) -> dict:
+    "TPRRNN's detail settings of row `c`: `MODEL`'s (their defaults where `c` has none) and the optional ones it sets."
+    return {**{k: c.get(k, v) for k, v in MODEL.items()}, **{k: c[k] for k in MODEL_OPTIONAL if k in c}}
+
 def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN,
                **model_kw) -> tuple[nn.Module, list[dict]]:
     "Train `model_cls` on `data['train']`, early stopping on `data['valid']`; the best model and the history."
@@ -81,8 +85,7 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
     # kept with the model (`tpr_nb.modelfiles.build`): its word ids and sentence width
     info = dict(vocab=list(getattr(data["vocab"], "itos", data["vocab"])), max_words=K)
     if issubclass(model_cls, TPRRNN):
-        model_kw = {**{k: c.get(k, v) for k, v in MODEL.items()}, **{k: c[k] for k in MODEL_OPTIONAL if k in c},
-                    **model_kw}
+        model_kw = {**model_settings(c), **model_kw}
     # fit seeds torch before each call
     make_model = lambda s: build(model_cls, V, K, info=info, **model_kw)
     def evaluate(m):
