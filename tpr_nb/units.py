@@ -217,7 +217,7 @@ class Units:
 
     def row(self, c: Config, rec: dict | None = None, **job) -> Config:
         "The row of one unit: `c` with its job's settings (`job`, or those its record `rec` kept)."
-        got = {k: rec[k] for k in self.varies} if rec is not None else {}
+        got = {k: rec[k] for k in self.varies if k in rec} if rec is not None else {}   # older records: not all
         return Config(c, **got, **job)
 
     def key(self, name: str, seed: int, c: Config) -> str:

@@ -27,7 +27,8 @@ __all__ = ['HEADS', 'ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL_DEFAULTS', 'ENTAIL',
            'BIDAF_FIXED', 'BIDIRECTIONAL_FIXED', 'make_rnn', 'Encoder', 'stack_pair', 'max_pool', 'EntailmentModel',
            'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec', 'classify', 'grad_norm', 'accuracies',
            'entail_setting', 'entail_train_config', 'entail_model', 'run_entailment', 'mean_nll', 'lm_model',
-           'lm_train_config', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs', 'search_lr', 'bracketed', 'load_rnnlm']
+           'lm_train_config', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs', 'search_lr', 'bracketed',
+           'screened_search', 'search_note', 'search_row', 'load_rnnlm']
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
 def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2,
@@ -291,7 +292,8 @@ def run_entailment(name: str, seed: int, c: Config, train=None, out_dir: str | N
                                                 shuffle=False))["acc"] for s in TEST_SETS}
     return dict(name=name, seed=seed, arch=arch, layers=layers, bidirectional=bi, **extra,
                 params=count_params(model), encoder_params=count_params(model.enc), steps=hist[-1]["step"],
-                wall_s=time.time() - t0, lr=c.lr, valid_acc=max(h["acc"] for h in hist), test=tests, history=hist,
+                wall_s=time.time() - t0, lr=c.lr, max_steps=c.max_steps, valid_acc=max(h["acc"] for h in hist),
+                test=tests, history=hist,
                 train_source=train.info.description)
 
 # %% ../../nbs/tpru/03_training.ipynb #d6cab372
@@ -373,6 +375,31 @@ def bracketed(runs: list[dict], key: str = "valid_ppl", mode: str = "min") -> di
     best = select_lr(runs, key, mode)
     return {n: lrs[0] < best[n] < lrs[-1] for n, lrs in tried_lrs(runs).items()}
 
+def screened_search(train: Callable[[list[dict]], list[dict]], names: list[str], c: Config,
+                    key: str = "valid_acc", mode: str = "max") -> tuple[list[dict], dict]:
+    ("Row `c`'s per-model rate search (`search_lr` over `c.lr_grid`, `c.lr_extend`) and the kept rates; with "
+     "`c.lr_screen_steps`, the search runs on the first seed cut at that many steps, then every seed trains "
+     "at its model's kept rate. Each run is marked `screen` (a cut search run) and `kept`.")
+    steps = c.get("lr_screen_steps")
+    cut = (lambda jobs: train([dict(j, max_steps=steps) for j in jobs])) if steps else train
+    searched = search_lr(cut, names, c.lr_grid, c.seeds[:1] if steps else c.seeds, c.lr_extend, key=key,
+                         mode=mode)
+    best = select_lr(searched, key, mode)
+    if not steps: return [dict(r, screen=False, kept=r["lr"] == best[r["name"]]) for r in searched], best
+    kept = train([dict(name=n, lr=best[n], seed=s) for n in names for s in c.seeds])
+    return [dict(r, screen=True, kept=False) for r in searched] + [dict(r, screen=False, kept=True)
+                                                                   for r in kept], best
+
+def search_note(c: Config) -> str:
+    "How row `c` searched each model's Adam rate, for a record's note."
+    how = f"Adam rate per model from {c.lr_grid} (up to {c.lr_extend} more, x/÷2) on valid acc"
+    steps = c.get("lr_screen_steps")
+    return how + (f", searched on seed {c.seeds[0]}'s first {steps:,} steps" if steps else ", mean over seeds")
+
+def search_row(c: Config, job: dict) -> Config:
+    "The row of one search job: `c` at the job's rate (and a screen's step cap), without a progress bar."
+    return Config(c, **{k: v for k, v in job.items() if k not in ("name", "seed")}, progress=False)
+
 def load_rnnlm(run: dict, vocab_size: int, c: Config) -> RNNLM:
     "The model of a language-model run, in eval mode."
     m = lm_model(run["name"], vocab_size, c)
@@ -381,6 +408,7 @@ def load_rnnlm(run: dict, vocab_size: int, c: Config) -> RNNLM:
 
 # %% ../../nbs/tpru/03_training.ipynb #1a04bb0a
 # lr: the Modifications' rate (12); lr_grid, lr_extend: Table 2's per-model search of the Adam rate, as LANG's;
+# lr_screen_steps: where set, the search runs on the first seed for that many steps only (`screened_search`);
 ENTAIL = dict(
                  # one_layer: models trained again with a one-layer encoder at their kept rate (10's depth diagnostic)
     common=dict(d=64, hidden=64, dropout=0.0, lr=1e-3, lr_grid=[1e-3], lr_extend=0, clip_norm=5.0,
@@ -392,7 +420,7 @@ ENTAIL = dict(
                 variants=["tpru-64", "tpru-mod1-64", "tpru-mod2-64", "tpru-mod3-64"]),
     smoke=dict(d=16, hidden=16, variant_steps=6, n_train=256, n_valid=128, n_test=64, n_probe=64, max_steps=6,
                eval_every=3, batch_size=32, workers=1,
-               lr_grid=[1e-3, 2e-3], lr_extend=1, kinds=["gru", "tpru-16"], sweep=["tpru-4", "tpru-16"],
+               lr_grid=[1e-3, 2e-3], lr_extend=1, lr_screen_steps=3, kinds=["gru", "tpru-16"], sweep=["tpru-4", "tpru-16"],
                one_layer=["gru", "tpru-4", "tpru-16"], slices=["tpru-4", "tpru-4x4"],
                variants=["tpru-16", "tpru-mod1-16"]),
     quick=dict(n_train=100_000, max_steps=4000, eval_every=500, variant_steps=4000),   # variants: at 500 steps none had left chance
@@ -409,7 +437,8 @@ ENTAIL = dict(
               one_layer=["gru", "tpru-8x8", "tpru-64x8", "tpru-512x8"],
               arch="plain", layers=2, bidirectional=True, bias=True, head="reference",    # four cells, as Table 2's counts
               optimizer="adam", clip_norm=10.0, pool=1,                                   # Sec. 5; the reference's 10, random batches
-              max_steps=140_670, eval_every=1_563, patience=20),   # 90 epochs of 1,563 batches, evaluated each epoch
+              max_steps=140_670, eval_every=1_563, patience=20,    # 90 epochs of 1,563 batches, evaluated each epoch
+              lr_screen_steps=15_630),   # the rate search on seed 0's first 10 epochs (screened_search)
 )
 # the settings that shape one `run_entailment` unit (its key); the lists of models and the search do not. Those after
 # "bidirectional" are set in the full row only (or not at all), so the keys of the committed long units do not change
@@ -420,7 +449,7 @@ ENTAIL_UNIT = ("d", "hidden", "dropout", "lr", "clip_norm", "batch_size", "eval_
                "bias", "head", "pool", "optimizer", "clip_value")
 ENTAIL_UNITS = Units(run_entailment, ENTAIL_UNIT,
                      names=lambda c: list(dict.fromkeys(c.kinds + c.sweep + c.slices)),
-                     varies=("lr",))   # 10_entailment's: a model and a seed, at a searched Adam rate
+                     varies=("lr", "max_steps"))   # 10_entailment's: a model and a seed at a searched rate (a screen: cut)
 # lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end;
 LANG = dict(
                # nll_epochs: length of Fig. 4's runs without dropout (None: max_steps); extra_seeds: seeds
