@@ -379,14 +379,14 @@ def screened_search(train: Callable[[list[dict]], list[dict]], names: list[str],
                     key: str = "valid_acc", mode: str = "max") -> tuple[list[dict], dict]:
     ("Row `c`'s per-model rate search (`search_lr` over `c.lr_grid`, `c.lr_extend`) and the kept rates; with "
      "`c.lr_screen_steps`, the search runs on the first seed cut at that many steps, then every seed trains "
-     "at its model's kept rate. Each run is marked `screen` (a cut search run) and `kept`.")
+     "at its model's kept rate, seed by seed. Each run is marked `screen` (a cut search run) and `kept`.")
     steps = c.get("lr_screen_steps")
     cut = (lambda jobs: train([dict(j, max_steps=steps) for j in jobs])) if steps else train
     searched = search_lr(cut, names, c.lr_grid, c.seeds[:1] if steps else c.seeds, c.lr_extend, key=key,
                          mode=mode)
     best = select_lr(searched, key, mode)
     if not steps: return [dict(r, screen=False, kept=r["lr"] == best[r["name"]]) for r in searched], best
-    kept = train([dict(name=n, lr=best[n], seed=s) for n in names for s in c.seeds])
+    kept = train([dict(name=n, lr=best[n], seed=s) for s in c.seeds for n in names])   # the first seed first
     return [dict(r, screen=True, kept=False) for r in searched] + [dict(r, screen=False, kept=True)
                                                                    for r in kept], best
 
