@@ -254,6 +254,17 @@ def _trainer_state(ck: Path | None) -> dict:
     if not isinstance(t, dict): _skip(ck / "state.json", ValueError("its trainer state is not a dict"))
     return t if isinstance(t, dict) else {}
 
+def _monitored(log: Path, step, best) -> str:
+    "The validation metric whose value at `step` in the unit's log `log` is `best` ('score' where none is)."
+    try: lines = log.read_text().splitlines()
+    except OSError: return "score"
+    for line in lines:
+        try: h = json.loads(line)
+        except ValueError: continue
+        if isinstance(h, dict) and h.get("split") == "valid" and h.get("step") == step:
+            return next((k for k, v in h.items() if k not in ("split", "step", "time", "lr") and v == best), "score")
+    return "score"
+
 def _progress_row(o: Path, folder: Path) -> dict | None:
     "The in-progress row of the unit whose owner file is `o`, or None when its record is done or another profile's."
     owner = json.loads(o.read_text())
@@ -267,7 +278,8 @@ def _progress_row(o: Path, folder: Path) -> dict | None:
     pid = unit_holder(o.parent)
     best = isinstance(t.get("best"), (int, float))
     note = [f"training now (pid {pid})" if pid else "stopped",
-            f"best validation loss {t['best']:.3g} at step {t.get('best_step')}" if best else ""]
+            f"best validation {_monitored(o.parent / 'metrics.jsonl', t.get('best_step'), t['best'])} "
+            f"{t['best']:.3g} at step {t.get('best_step')}" if best else ""]
     return dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None,
                 note="; ".join(filter(None, note)))
 
