@@ -1,5 +1,5 @@
 "The `tpr-nb` command line: data check over the real mirror and over damaged copies; bad arguments."
-import os, subprocess, sys
+import os, re, subprocess, sys
 from pathlib import Path
 import pytest
 from tpr_nb.catalog import CATALOG
@@ -125,3 +125,12 @@ def test_repro_set_refuses_an_unknown_key_before_running():
     assert r.returncode == 2 and "matches 3 notebooks" in r.stderr, r.stderr
     r = tpr_nb("repro", "--only", "urn/10", "--profile", "smoke", "--set", "seeds")
     assert r.returncode == 2 and "key=value" in r.stderr, r.stderr
+
+def test_units_train_finds_a_committed_unit_and_refuses_what_is_no_unit():
+    "`tpr-nb units --train`: a unit whose record is committed is not trained again; a setting that shapes units is refused."
+    r = tpr_nb("units", "--train", "tpr_rnn/11_all_tasks", "--name", "alltasks", "--seed", "0")
+    assert r.returncode == 0 and re.search(r"alltasks_s0_[0-9a-f]{10}: its record was there already", r.stdout), r.stdout + r.stderr
+    r = tpr_nb("units", "--train", "tpr_rnn/11_all_tasks", "--name", "alltasks", "--seed", "0", "--set", "max_steps=5")
+    assert r.returncode == 2 and "would change what a unit is" in r.stderr, r.stderr
+    r = tpr_nb("units", "--train", "tpr_rnn/11_all_tasks", "--name", "alltasks")
+    assert r.returncode == 2 and "--train needs --name and --seed" in r.stderr, r.stderr

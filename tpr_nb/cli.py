@@ -13,7 +13,7 @@ from .profiles import PROFILES
 from .overview import assemble
 from .runner import (NotebookDamaged, executed_notebooks, experiment_notebooks, locked, parse_set,
                            refresh_prose, repro, save_figures)
-from .units import format_units, unit_records, unit_status
+from .units import RESULT_FIELDS, format_units, unit_records, unit_status
 
 # %% auto #0
 __all__ = ['main']
@@ -83,7 +83,15 @@ def _report_cmd(a) -> int:
     return 0
 
 def _units_cmd(a) -> int:
-    "`tpr-nb units`."
+    "`tpr-nb units`, and `tpr-nb units --train`."
+    if a.train:
+        from tpr_nb.experiment import train_unit
+        if a.name is None or a.seed is None: raise ValueError("--train needs --name and --seed")
+        rec = train_unit(a.train, a.name, a.seed, a.profile, **(parse_set(a.set) if a.set else {}))
+        got = {k: rec[k] for k in RESULT_FIELDS if isinstance(rec.get(k), (int, float))}
+        print(f"{rec['unit']}: {'its record was there already' if rec['cached'] else 'trained'}; "
+              f"steps {rec.get('steps')}, " + ", ".join(f"{k} {v:.4g}" for k, v in got.items()))
+        return 0
     print(format_units(unit_status(a.folder or unit_records(project_root() / "reports" / a.profile))))
     return 0
 
@@ -136,6 +144,13 @@ def _parser() -> argparse.ArgumentParser:
     u.add_argument("--profile", default="full", choices=PROFILES)
     u.add_argument("--folder", default=None, type=Path,
                    help="the unit records (default reports/<profile>/units)")
+    u.add_argument("--train", default=None, metavar="NOTEBOOK",
+                   help="train one unit of this experiment (e.g. tpr_rnn/11_all_tasks) here, ahead of its run, "
+                   "its record where the run finds it; with --name and --seed")
+    u.add_argument("--name", default=None, help="the unit's name, e.g. alltasks, task03, gru")
+    u.add_argument("--seed", default=None, type=int)
+    u.add_argument("--set", nargs="+", default=None, metavar="KEY=VALUE",
+                   help="the settings that vary from unit to unit (e.g. lr=0.001 for the TPRU's search)")
     u.set_defaults(fn=_units_cmd)
     from tpr_nb.demo import add_demo_parser
     # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)

@@ -11,10 +11,10 @@ from .env import git_commit
 from .papers import PAPERS, experiment, paper_in
 from .profiles import Config, check_profile, shrunk_sets
 from .report import make_record, merge_records, recipe_key, records_file, report_dir
-from .units import Units, unit_records
+from .units import Units, run_unit, unit_records
 
 # %% auto #0
-__all__ = ['Run', 'start', 'above_chance_z']
+__all__ = ['Run', 'start', 'above_chance_z', 'train_unit']
 
 # %% ../nbs/03c_experiment.ipynb #e25ff8d3
 @dataclass
@@ -76,3 +76,18 @@ def start(notebook: str, profile: str = "smoke", overrides: dict | None = None, 
 def above_chance_z(acc: float, chance: float, n: int) -> float:
     "How many binomial standard errors accuracy `acc` (a share of `n` answers) lies above the share `chance`."
     return (acc - chance) / math.sqrt(max(chance * (1 - chance), 1 / n) / n)
+
+# %% ../nbs/03c_experiment.ipynb #7a11e0c2
+def train_unit(notebook: str, name: str, seed: int, profile: str = "full", out=None, **varies) -> dict:
+    ("The record of unit (`name`, `seed`) of experiment `notebook` at `profile`, trained here unless its record "
+     "is in `out` (the report folder; None: reports/<profile>) already; `varies`: its `Units.varies` settings.")
+    run = start(notebook, profile, out=out)
+    u, c = run.units, run.config
+    if u is None: raise ValueError(f"{run.notebook} trains no units (tpr_nb/papers.toml gives none)")
+    if bad := sorted(set(varies) - set(u.varies)):
+        raise ValueError(f"{run.notebook}: {', '.join(bad)} would change what a unit is; only the settings that "
+                         f"vary from unit to unit can be given ({', '.join(u.varies) or 'none here'})")
+    if name not in u.names(c):
+        raise ValueError(f"{run.notebook} at {profile} trains no unit {name!r}; its units: {', '.join(u.names(c))}")
+    if seed not in c.seeds: raise ValueError(f"{run.notebook} at {profile} trains seeds {c.seeds}, not {seed}")
+    return run_unit(**run.unit_job(name, seed, Config(c, **varies)))
