@@ -420,7 +420,8 @@ ENTAIL = dict(
                 variants=["tpru-64", "tpru-mod1-64", "tpru-mod2-64", "tpru-mod3-64"]),
     smoke=dict(d=16, hidden=16, variant_steps=6, n_train=256, n_valid=128, n_test=64, n_probe=64, max_steps=6,
                eval_every=3, batch_size=32, workers=1,
-               lr_grid=[1e-3, 2e-3], lr_extend=1, lr_screen_steps=3, kinds=["gru", "tpru-16"], sweep=["tpru-4", "tpru-16"],
+               lr_grid=[1e-3, 2e-3], lr_extend=1, lr_screen_steps=3,
+               kinds=["gru", "tpru-16"], sweep=["tpru-4", "tpru-16"],
                one_layer=["gru", "tpru-4", "tpru-16"], slices=["tpru-4", "tpru-4x4"],
                variants=["tpru-16", "tpru-mod1-16"]),
     quick=dict(n_train=100_000, max_steps=4000, eval_every=500, variant_steps=4000),   # variants: at 500 steps none had left chance
@@ -449,7 +450,8 @@ ENTAIL_UNIT = ("d", "hidden", "dropout", "lr", "clip_norm", "batch_size", "eval_
                "bias", "head", "pool", "optimizer", "clip_value")
 ENTAIL_UNITS = Units(run_entailment, ENTAIL_UNIT,
                      names=lambda c: list(dict.fromkeys(c.kinds + c.sweep + c.slices)),
-                     varies=("lr", "max_steps"))   # 10_entailment's: a model and a seed at a searched rate (a screen: cut)
+                     # 10_entailment's: a model and a seed at a searched rate (a screen: fewer steps)
+                     varies=("lr", "max_steps"))
 # lr_grid: the Adam rates searched per model, extended by up to lr_extend rates (x or / 2) while the best is at an end;
 LANG = dict(
                # nll_epochs: length of Fig. 4's runs without dropout (None: max_steps); extra_seeds: seeds
