@@ -377,9 +377,8 @@ def bracketed(runs: list[dict], key: str = "valid_ppl", mode: str = "min") -> di
 
 def screened_search(train: Callable[[list[dict]], list[dict]], names: list[str], c: Config,
                     key: str = "valid_acc", mode: str = "max") -> tuple[list[dict], dict]:
-    ("Row `c`'s per-model rate search (`search_lr` over `c.lr_grid`, `c.lr_extend`) and the kept rates; with "
-     "`c.lr_screen_steps`, the search runs on the first seed cut at that many steps, then every seed trains "
-     "at its model's kept rate, seed by seed. Each run is marked `screen` (a cut search run) and `kept`.")
+    ("Row `c`'s per-model rate search (`search_lr`) and kept rates: where `c.lr_screen_steps` is set, searched "
+     "on the first seed cut at that many steps, then every seed at its kept rate; runs marked `screen`, `kept`.")
     steps = c.get("lr_screen_steps")
     cut = (lambda jobs: train([dict(j, max_steps=steps) for j in jobs])) if steps else train
     searched = search_lr(cut, names, c.lr_grid, c.seeds[:1] if steps else c.seeds, c.lr_extend, key=key,
