@@ -42,7 +42,7 @@ def partial_reason(claim_id: str, shrunk: dict) -> str:
 def make_record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, wall_s: float,
                 device: str | None = None, note: str = "", invalid: str = "", per_seed=None,
                 commit: str | None = None, notebook: str = "", partial: dict | None = None,
-                recipe: str | None = None) -> dict:
+                recipe: str | None = None, sampling_se: float | None = None) -> dict:
     "Our measurement of a claim as a record, `holds` decided by the claim's rule."
     c, ours = get_claim(paper, claim_id), float(ours)
     rule, why = c.rule_for(check_profile(profile)), partial_reason(claim_id, partial or {})
@@ -54,7 +54,8 @@ def make_record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, 
                 wall_s=round(float(wall_s), 1), version=__version__, commit=commit or git_commit(), note=note,
                 time=time.strftime("%Y-%m-%dT%H:%M:%S"), notebook=notebook, invalid=invalid,
                 per_seed=None if per_seed is None else [float(v) for v in per_seed], partial=why,
-                **({"recipe": recipe} if recipe else {}))
+                **({"recipe": recipe} if recipe else {}),
+                **({"sampling_se": float(sampling_se)} if sampling_se is not None else {}))
 
 def records_file(folder: Path, rec: dict) -> Path:
     "The metrics file of record `rec` in the report folder `folder`."
@@ -167,6 +168,9 @@ def _verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
         sd, where = measured
         s, src = sd / math.sqrt(len(rec["seeds"])), (f"SD {sd:g} over seeds measured in {where}, "
                                                      f"{len(rec['seeds'])} seed(s) here")
+    # the test sample's own error, where the notebook measured it, adds to the seeds' (independent of it)
+    if ss := rec.get("sampling_se"):
+        s, src = math.hypot(s or 0.0, ss), f"{src if s else 'no seed spread'}; test-sample SE {ss:.3g}"
     if s and eval_rule(rule, ours - s, c.paper_value) != eval_rule(rule, ours + s, c.paper_value):
         return "inconclusive", (f"the rule decides differently within one standard error ({s:.3g}; "
                                 f"{src}) of ours")
