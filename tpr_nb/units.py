@@ -17,9 +17,9 @@ from .env import Heartbeat, project_root, write_json
 from .profiles import Config
 
 # %% auto #0
-__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'RESULT_FIELDS', 'map_runs', 'run_key', 'save_run', 'cached_run',
-           'unit_key', 'units_cache', 'unit_dir', 'unit_records', 'BusyError', 'UnitBusyError', 'held', 'holder',
-           'unit_lock', 'unit_holder', 'shaping_keys', 'run_unit', 'Units', 'unit_status', 'format_units',
+__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'RESULT_FIELDS', 'PACE_EVALS', 'map_runs', 'run_key', 'save_run',
+           'cached_run', 'unit_key', 'units_cache', 'unit_dir', 'unit_records', 'BusyError', 'UnitBusyError', 'held',
+           'holder', 'unit_lock', 'unit_holder', 'shaping_keys', 'run_unit', 'Units', 'unit_status', 'format_units',
            'commit_units', 'unit_committer']
 
 # %% ../nbs/02d_units.ipynb #5313a4b5
@@ -195,7 +195,8 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
     out.mkdir(parents=True, exist_ok=True)
     with unit_lock(out):
         if f.exists(): return _kept_record(f, key)                # finished by another run meanwhile
-        write_json(out / UNIT_OWNER, dict(record=str(f.resolve())))   # where its record goes (`tpr-nb units`)
+        # where its record goes, and how far it trains (`tpr-nb units`)
+        write_json(out / UNIT_OWNER, dict(record=str(f.resolve()), max_steps=c.get("max_steps")))
         # `train_config` keeps only these in `row`
         token = _SHAPING.set(None if keys is None else tuple(keys))
         try: rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
@@ -265,6 +266,35 @@ def _monitored(log: Path, step, best) -> str:
             return next((k for k, v in h.items() if k not in ("split", "step", "time", "lr") and v == best), "score")
     return "score"
 
+PACE_EVALS = 5   # the last validations of a unit's log that its pace is read over
+
+def _pace(log: Path) -> float | None:
+    "Steps per hour of training over the last `PACE_EVALS` validations of the unit's log `log`, if it has two."
+    try: lines = log.read_text().splitlines()
+    except OSError: return None
+    pts = []
+    for line in lines:
+        try: h = json.loads(line)
+        except ValueError: continue
+        if isinstance(h, dict) and h.get("split") == "valid" and all(isinstance(h.get(k), (int, float))
+                                                                      for k in ("step", "time")):
+            pts.append((h["step"], h["time"]))
+    run = pts[-1:]
+    for p in reversed(pts[:-1]):                 # back to a resume that repeated steps, at most PACE_EVALS
+        if len(run) == PACE_EVALS or not (p[0] < run[0][0] and p[1] < run[0][1]): break
+        run.insert(0, p)
+    if len(run) < 2: return None
+    return 3600 * (run[-1][0] - run[0][0]) / (run[-1][1] - run[0][1])
+
+def _ahead(log: Path, step, max_steps) -> str:
+    "The unit's pace, and the hours its remaining steps take at it, where its log and owner file tell."
+    pace = _pace(log)
+    if not pace: return ""
+    said = f"{pace:,.0f} steps/h"
+    if isinstance(max_steps, int) and isinstance(step, int) and max_steps > step:
+        said += f", {(max_steps - step) / pace:.1f} h to step {max_steps:,} at that pace (less if it stops early)"
+    return said
+
 def _progress_row(o: Path, folder: Path) -> dict | None:
     "The in-progress row of the unit whose owner file is `o`, or None when its record is done or another profile's."
     owner = json.loads(o.read_text())
@@ -279,7 +309,8 @@ def _progress_row(o: Path, folder: Path) -> dict | None:
     best = isinstance(t.get("best"), (int, float))
     note = [f"training now (pid {pid})" if pid else "stopped",
             f"best validation {_monitored(o.parent / 'metrics.jsonl', t.get('best_step'), t['best'])} "
-            f"{t['best']:.3g} at step {t.get('best_step')}" if best else ""]
+            f"{t['best']:.3g} at step {t.get('best_step')}" if best else "",
+            _ahead(o.parent / "metrics.jsonl", t.get("step"), owner.get("max_steps"))]
     return dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None,
                 note="; ".join(filter(None, note)))
 
