@@ -14,7 +14,7 @@ from .report import make_record, merge_records, recipe_key, records_file, report
 from .units import Units, run_unit, unit_records
 
 # %% auto #0
-__all__ = ['Run', 'start', 'above_chance_z', 'train_unit']
+__all__ = ['Run', 'start', 'above_chance_z', 'share_se', 'train_unit']
 
 # %% ../nbs/03c_experiment.ipynb #e25ff8d3
 @dataclass
@@ -76,6 +76,11 @@ def start(notebook: str, profile: str = "smoke", overrides: dict | None = None, 
 def above_chance_z(acc: float, chance: float, n: int) -> float:
     "How many binomial standard errors accuracy `acc` (a share of `n` answers) lies above the share `chance`."
     return (acc - chance) / math.sqrt(max(chance * (1 - chance), 1 / n) / n)
+
+def share_se(pct, n):
+    "The binomial standard error, in points, of an accuracy of `pct` % over `n` answers (numbers or Series)."
+    p = pct / 100
+    return 100 * (p * (1 - p) / n) ** 0.5
 
 # %% ../nbs/03c_experiment.ipynb #7a11e0c2
 def train_unit(notebook: str, name: str, seed: int, profile: str = "full", out=None, **varies) -> dict:

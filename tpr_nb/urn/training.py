@@ -20,8 +20,8 @@ from .dyck import dyck_data, CLOSE_IDS, SYMBOLS
 
 # %% auto #0
 __all__ = ['DYCK_UNIT', 'DYCK_UNITS', 'DYCK', 'AGREEMENT', 'wilson_interval', 'accuracy_by', 'top_bin', 'intervals_overlap',
-           'plot_accuracy_by', 'dyck_loss', 'dyck_closing', 'index_batches', 'make_dyck_model', 'dyck_sets', 'run_dyck',
-           'dyck_unit', 'last_logits', 'agreement_loss', 'agreement_scores', 'agreement_batches',
+           'gap_se', 'plot_accuracy_by', 'dyck_loss', 'dyck_closing', 'index_batches', 'make_dyck_model', 'dyck_sets',
+           'run_dyck', 'dyck_unit', 'last_logits', 'agreement_loss', 'agreement_scores', 'agreement_batches',
            'make_agreement_model', 'run_agreement']
 
 # %% ../../nbs/urn/03_training.ipynb #c1f83e96
@@ -32,13 +32,14 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     # exact at the ends
     return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))
 
-def accuracy_by(correct: Tensor, bins: Tensor) -> pd.DataFrame:
-    "Accuracy % per bin value with its Wilson 95% interval: columns n, correct, accuracy, lo, hi."
+def accuracy_by(correct: Tensor, bins: Tensor, repeats: int = 1) -> pd.DataFrame:
+    ("Accuracy % per bin value with its Wilson 95% interval: columns n, correct, accuracy, lo, hi, examples; "
+     "`repeats`: how many models' answers to the same examples `correct` pools (each example counts once).")
     df = pd.DataFrame({"bin": bins.cpu().numpy(), "ok": correct.cpu().numpy().astype(int)})
     g = df.groupby("bin")["ok"].agg(["size", "sum"]).rename(columns={"size": "n", "sum": "correct"})
-    ci = [wilson_interval(k, n) for k, n in zip(g["correct"], g["n"])]
+    ci = [wilson_interval(k / repeats, n / repeats) for k, n in zip(g["correct"], g["n"])]
     return g.assign(accuracy=100 * g["correct"] / g["n"],
-                    lo=[100 * a for a, _ in ci], hi=[100 * b for _, b in ci])
+                    lo=[100 * a for a, _ in ci], hi=[100 * b for _, b in ci], examples=g["n"] / repeats)
 
 # %% ../../nbs/urn/03_training.ipynb #cbeddf81
 def top_bin(table: pd.DataFrame, min_n: int = 20) -> int:
@@ -50,6 +51,11 @@ def top_bin(table: pd.DataFrame, min_n: int = 20) -> int:
 def intervals_overlap(table: pd.DataFrame, a: int, b: int) -> bool:
     "Whether the 95% intervals of bins `a` and `b` overlap."
     return bool(table.loc[a, "lo"] <= table.loc[b, "hi"] and table.loc[b, "lo"] <= table.loc[a, "hi"])
+
+def gap_se(table: pd.DataFrame, a: int, b: int) -> float:
+    "The binomial standard error, in points, of the accuracy at bin `a` minus that at bin `b` (apart examples)."
+    var = lambda i: table.loc[i, "accuracy"] * (100 - table.loc[i, "accuracy"]) / table.loc[i, "examples"]
+    return math.sqrt(var(a) + var(b))
 
 def plot_accuracy_by(tables: dict, ax=None, xlabel: str = "attractors", title: str = "", min_n: int = 1):
     ("Accuracy against bin with Wilson 95% error bars, one line per model; bins with fewer than `min_n` "
