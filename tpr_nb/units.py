@@ -255,30 +255,28 @@ def _trainer_state(ck: Path | None) -> dict:
     if not isinstance(t, dict): _skip(ck / "state.json", ValueError("its trainer state is not a dict"))
     return t if isinstance(t, dict) else {}
 
-def _monitored(log: Path, step, best) -> str:
-    "The validation metric whose value at `step` in the unit's log `log` is `best` ('score' where none is)."
+def _evaluations(log: Path) -> list[dict]:
+    "The validation lines of the unit's log `log`, in order ([] without a readable log; damaged lines skipped)."
     try: lines = log.read_text().splitlines()
-    except OSError: return "score"
+    except OSError: return []
+    hs = []
     for line in lines:
         try: h = json.loads(line)
         except ValueError: continue
-        if isinstance(h, dict) and h.get("split") == "valid" and h.get("step") == step:
-            return next((k for k, v in h.items() if k not in ("split", "step", "time", "lr") and v == best), "score")
-    return "score"
+        if isinstance(h, dict) and h.get("split") == "valid": hs.append(h)
+    return hs
+
+def _monitored(log: Path, step, best) -> str:
+    "The validation metric whose value at `step` in the unit's log `log` is `best` ('score' where none is)."
+    h = next((h for h in _evaluations(log) if h.get("step") == step), {})
+    return next((k for k, v in h.items() if k not in ("split", "step", "time", "lr") and v == best), "score")
 
 PACE_EVALS = 5   # the last validations of a unit's log that its pace is read over
 
 def _pace(log: Path) -> float | None:
     "Steps per hour of training over the last `PACE_EVALS` validations of the unit's log `log`, if it has two."
-    try: lines = log.read_text().splitlines()
-    except OSError: return None
-    pts = []
-    for line in lines:
-        try: h = json.loads(line)
-        except ValueError: continue
-        if isinstance(h, dict) and h.get("split") == "valid" and all(isinstance(h.get(k), (int, float))
-                                                                      for k in ("step", "time")):
-            pts.append((h["step"], h["time"]))
+    pts = [(h["step"], h["time"]) for h in _evaluations(log)
+           if all(isinstance(h.get(k), (int, float)) for k in ("step", "time"))]
     run = pts[-1:]
     for p in reversed(pts[:-1]):                 # back to a resume that repeated steps, at most PACE_EVALS
         if len(run) == PACE_EVALS or not (p[0] < run[0][0] and p[1] < run[0][1]): break
