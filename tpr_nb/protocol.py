@@ -4,7 +4,7 @@
 
 # %% ../nbs/03b_protocol.ipynb #bcdc523c
 from __future__ import annotations
-import importlib, math, os
+import importlib, math, os, warnings
 from dataclasses import dataclass
 from importlib.resources import files
 from .catalog import check_fields, read_toml
@@ -282,14 +282,17 @@ def protocol_rows(card: Card, row: dict) -> list[tuple[Setting, str, str]]:
     "(setting, label, why) of each setting of `card` that keeps a run with profile row `row` off the paper's protocol."
     out = []
     for s in card.settings:
-        if s.status == "deviation" and s.affects == "result":
-            v = ours(s, row)
+        judged = s.status == "deviation" and s.affects == "result" or s.status == "same" and s.expect is not None
+        if not judged: continue
+        v = ours(s, row)
+        if isinstance(v, Unavailable):
+            warnings.warn(f"{card.notebook}: {s.name} is {v}, so its runs' labels cannot tell whether it is "
+                          "the paper's (set TPR_NB_DATA to the data mirror)", stacklevel=2)
+        if s.status == "deviation":
             if s.expect is not None and v is not _MISSING and not isinstance(v, Unavailable) \
                and same_value(v, s.expect): continue
             out.append((s, RESULT_KINDS[s.kind], f"{s.name} ({s.kind}): {s.why}"))
-        elif s.status == "same" and s.expect is not None:
-            v = ours(s, row)
-            if v is _MISSING or isinstance(v, Unavailable) or same_value(v, s.expect): continue
+        elif not (v is _MISSING or isinstance(v, Unavailable) or same_value(v, s.expect)):
             out.append((s, "reduced scale", f"{s.name} {_fmt(v)} (paper: {_fmt(_plain(s.expect))})"))
     return out
 

@@ -12,6 +12,7 @@ from torch import nn, Tensor
 from ..modelfiles import build
 from ..profiles import Config
 from ..units import Units
+from ..experiment import share_se
 from ..train import train_config, fit
 from ..data import bucket_batches
 from ..train import count_params, to_device
@@ -54,8 +55,8 @@ def intervals_overlap(table: pd.DataFrame, a: int, b: int) -> bool:
 
 def gap_se(table: pd.DataFrame, a: int, b: int) -> float:
     "The binomial standard error, in points, of the accuracy at bin `a` minus that at bin `b` (apart examples)."
-    var = lambda i: table.loc[i, "accuracy"] * (100 - table.loc[i, "accuracy"]) / table.loc[i, "examples"]
-    return math.sqrt(var(a) + var(b))
+    se = lambda i: share_se(table.loc[i, "accuracy"], table.loc[i, "examples"])
+    return math.hypot(se(a), se(b))
 
 def plot_accuracy_by(tables: dict, ax=None, xlabel: str = "attractors", title: str = "", min_n: int = 1):
     ("Accuracy against bin with Wilson 95% error bars, one line per model; bins with fewer than `min_n` "
