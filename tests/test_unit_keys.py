@@ -49,3 +49,18 @@ def test_unit_key_names_its_file(f, folder, profile):
     key = u.key(name, int(seed), row)
     shaping = {k: row[k] for k in u.keys if k in row}
     assert key == f.stem, f"{f}: today's profile table ({e.notebook}) gives the key {key}; its settings: {shaping}"
+
+def test_a_screen_unit_trained_ahead_is_the_notebooks():
+    "`tpr-nb units --train tpru/10_entailment --set lr=.. max_steps=..` trains the unit the notebook's rate screen runs."
+    from tpr_nb.experiment import start
+    from tpr_nb.profiles import Config
+    from tpr_nb.runner import parse_set
+    from tpr_nb.tpru.training import search_row
+    run = start("tpru/10_entailment", "full")
+    c, u = run.config, run.units
+    steps = c.lr_screen_steps
+    for name in c.kinds:
+        for lr in c.lr_grid:
+            job = dict(name=name, lr=lr, seed=0, max_steps=steps)    # a job of screened_search's first stage
+            ahead = Config(c, **parse_set([f"lr={lr}", f"max_steps={steps}"]))   # as `tpr-nb units` reads them
+            assert u.key(name, 0, search_row(c, job)) == u.key(name, 0, ahead), (name, lr)
