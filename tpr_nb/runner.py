@@ -4,20 +4,21 @@
 
 # %% ../nbs/04a_runner.ipynb #5a91a610
 from __future__ import annotations
-import ast, copy, fnmatch, hashlib, json, os, re, signal, threading, time
-from contextlib import nullcontext
+import ast, copy, fcntl, fnmatch, hashlib, json, os, re, signal, threading, time
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from fastcore.xtras import modified_env
 from .env import git_commit, hms, project_root, write_atomic, write_json
 from .papers import experiment
 from .profiles import PROFILES, check_profile
 from .overview import assemble, read_overrides, read_runs_file
-from .units import held, unit_committer
+from .units import BusyError, held, unit_committer
 
 # %% auto #0
 __all__ = ['INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook', 'save_figures',
            'executed_notebooks', 'parse_set', 'run_name', 'stop_processes', 'interruptible', 'ipc_kernel_manager',
-           'run_notebook', 'read_runs', 'write_runs', 'locked', 'eta', 'repro', 'refresh_prose']
+           'run_notebook', 'read_runs', 'write_runs', 'locked', 'in_turn', 'notebook_lock', 'eta', 'repro',
+           'refresh_prose']
 
 # %% ../nbs/04a_runner.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -227,6 +228,20 @@ def locked(folder: Path, what: str = "tpr-nb repro"):
     folder.mkdir(parents=True, exist_ok=True)
     return held(folder / ".lock", f"another {what} is writing into {folder}: wait for it to finish")
 
+@contextmanager
+def in_turn(folder: Path):
+    "Hold `folder/.lock` for the block, waiting for another process's turn: for writes of a few seconds."
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a+") as h:
+        fcntl.flock(h, fcntl.LOCK_EX)
+        try: yield
+        finally: fcntl.flock(h, fcntl.LOCK_UN)
+
+def notebook_lock(out_nb: Path):
+    "Hold the executed copy `out_nb`'s lock for the block; `BusyError` if another run executes that notebook."
+    out_nb.parent.mkdir(parents=True, exist_ok=True)
+    return held(out_nb.with_suffix(".ipynb.lock"), f"another tpr-nb repro runs {out_nb.name} into {out_nb.parent}")
+
 def _run_folder(nb: Path, rel: Path, profile: str, overrides: dict, base: Path, root: Path) -> tuple[Path, dict]:
     "The folder under `base` of a run of `nb` with `overrides`, and its `overrides.json`; every check done first."
     profile_values, _ = experiment(nb).check(profile, overrides)
@@ -268,30 +283,37 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
         nb = _one(found, only, nbs)
         out, meta = _run_folder(nb, nb.relative_to(nbs), profile, overrides, out, root)
     runs = []
-    with locked(out), (unit_committer(out, root=root) if commit else nullcontext()):
-        # a damaged runs.json stops the run before it starts
-        read_runs(out)
-        if overrides: write_json(out / "overrides.json", meta)
-        last = {r["notebook"]: r["wall_s"] for r in read_runs(out) if r.get("status") == "ok"}
+    # one queue per notebook: a second queue into `out` skips the notebooks the first is running
+    with (unit_committer(out, root=root) if commit else nullcontext()):
+        with in_turn(out):
+            read_runs(out)                         # a damaged runs.json stops the run before it starts
+            if overrides: write_json(out / "overrides.json", meta)
+            last = {r["notebook"]: r["wall_s"] for r in read_runs(out) if r.get("status") == "ok"}
         t0 = time.time()
         for k, nb in enumerate(found, 1):
             rel = nb.relative_to(nbs)
             todo = [last.get(str(n.relative_to(nbs))) for n in found[k - 1:]]
             print(f"[{k}/{len(found)}] [{profile}] {rel} ... {eta(t0, todo)}", flush=True)
-            try: r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout, overrides)
+            try:
+                with notebook_lock(out / "notebooks" / rel):
+                    r = run_notebook(nb, out / "notebooks" / rel, profile, out, timeout, overrides)
+            except BusyError as e:
+                print(f"[{k}/{len(found)}] [{profile}] {rel}: skipped: {e}", flush=True)
+                continue
             except KeyboardInterrupt:
                 stopped = dict(notebook=str(rel), status="interrupted", wall_s=0.0,
                                error="KeyboardInterrupt", output="")
-                write_runs(out, runs + [stopped])
+                with in_turn(out): write_runs(out, runs + [stopped])
                 raise
             r.update(notebook=str(rel), output=_rel(r["output"], root, out))
             runs.append(r)
             if r["status"] == "ok": save_figures(out / "notebooks" / rel, out / "figures" / rel.parent)
-            write_runs(out, runs)
+            with in_turn(out): write_runs(out, runs)
             print(f"[{k}/{len(found)}] [{profile}] {rel}: {r['status']} in {hms(r['wall_s'])} {r['error']}",
                   flush=True)
-        merged = write_runs(out, runs)
-    return merged, assemble(profile, out, merged)
+        with in_turn(out):
+            merged = write_runs(out, runs)
+            return merged, assemble(profile, out, merged)
 
 # %% ../nbs/04a_runner.ipynb #f8ce09ea
 def _is_injected(c: dict) -> bool: return "injected-parameters" in c.get("metadata", {}).get("tags", [])
