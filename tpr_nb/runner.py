@@ -4,8 +4,8 @@
 
 # %% ../nbs/04a_runner.ipynb #5a91a610
 from __future__ import annotations
-import ast, copy, fcntl, fnmatch, hashlib, json, os, re, signal, threading, time
-from contextlib import contextmanager, nullcontext
+import ast, copy, fnmatch, hashlib, json, os, re, signal, threading, time
+from contextlib import nullcontext
 from pathlib import Path
 from fastcore.xtras import modified_env
 from .env import git_commit, hms, project_root, write_atomic, write_json
@@ -228,14 +228,10 @@ def locked(folder: Path, what: str = "tpr-nb repro"):
     folder.mkdir(parents=True, exist_ok=True)
     return held(folder / ".lock", f"another {what} is writing into {folder}: wait for it to finish")
 
-@contextmanager
 def in_turn(folder: Path):
     "Hold `folder/.lock` for the block, waiting for another process's turn: for writes of a few seconds."
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".lock", "a+") as h:
-        fcntl.flock(h, fcntl.LOCK_EX)
-        try: yield
-        finally: fcntl.flock(h, fcntl.LOCK_UN)
+    return held(folder / ".lock", wait=True)
 
 def notebook_lock(out_nb: Path):
     "Hold the executed copy `out_nb`'s lock for the block; `BusyError` if another run executes that notebook."

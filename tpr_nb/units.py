@@ -126,10 +126,11 @@ class UnitBusyError(BusyError):
     "Another process is training this unit now: two runs would overwrite each other's checkpoints."
 
 @contextmanager
-def held(lock: Path, busy: str, err: type = BusyError):
-    "Hold the file `lock` (an `flock` with this pid in it) for the block; `err(busy)` if another process holds it."
+def held(lock: Path, busy: str = "", err: type = BusyError, wait: bool = False):
+    ("Hold the file `lock` (an `flock` with this pid in it) for the block; `err(busy)` if another process holds "
+     "it, or, with `wait`, once it lets go.")
     with open(lock, "a+") as h:
-        try: fcntl.flock(h, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        try: fcntl.flock(h, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             h.seek(0)
             raise err(f"{busy} (pid {h.read().strip() or '?'} holds {lock})") from None
