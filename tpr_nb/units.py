@@ -17,10 +17,10 @@ from .env import Heartbeat, project_root, write_json
 from .profiles import Config
 
 # %% auto #0
-__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'RESULT_FIELDS', 'PACE_EVALS', 'map_runs', 'run_key', 'save_run',
-           'cached_run', 'unit_key', 'units_cache', 'unit_dir', 'unit_records', 'BusyError', 'UnitBusyError', 'held',
-           'holder', 'unit_lock', 'unit_holder', 'shaping_keys', 'run_unit', 'Units', 'unit_status', 'format_units',
-           'commit_units', 'unit_committer']
+__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'RESULT_FIELDS', 'PACE_EVALS', 'n_workers', 'map_runs', 'run_key',
+           'save_run', 'cached_run', 'unit_key', 'units_cache', 'unit_dir', 'unit_records', 'BusyError',
+           'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'shaping_keys', 'run_unit', 'Units',
+           'unit_status', 'format_units', 'commit_units', 'unit_committer']
 
 # %% ../nbs/02d_units.ipynb #5313a4b5
 def _one_thread():
@@ -33,9 +33,15 @@ def _stop(ex):
     for p in list((getattr(ex, "_processes", None) or {}).values()): p.terminate()
     ex.shutdown(wait=False, cancel_futures=True)
 
+def n_workers(workers: int) -> int:
+    "`workers`, but no more than the cores this process may run on (`taskset -c 0` makes it 1)."
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(workers, cores or 1))
+
 def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs") -> list:
-    "`[fn(**job) for job in jobs]`, on `workers` spawned one-thread processes when `workers > 1`."
+    "`[fn(**job) for job in jobs]`, on `n_workers(workers)` spawned one-thread processes when that is over 1."
     hb = Heartbeat(desc)
+    workers = n_workers(workers)
     if workers <= 1:
         out = []
         for k, j in enumerate(tqdm(jobs, desc=desc), 1):
