@@ -11,9 +11,10 @@ from .catalog import check_fields, read_toml
 from .papers import PAPERS
 
 # %% auto #0
-__all__ = ['EVIDENCE_CLASSES', 'HEADLINE', 'RULE_FUNCS', 'RULE_BOUNDS', 'CLAIMS_DATA', 'DIAGNOSTICS', 'CLAIMS', 'NEEDS',
-           'EVIDENCE', 'GUARDS', 'POST_HOC', 'SPREADS', 'Claim', 'evidence', 'Guard', 'PostHoc', 'spread', 'guards',
-           'post_hoc', 'needs', 'parse_rule', 'read_claims', 'load_claims', 'eval_rule', 'get_claim']
+__all__ = ['EVIDENCE_CLASSES', 'HEADLINE', 'OVER_SEEDS_STATS', 'RULE_FUNCS', 'RULE_BOUNDS', 'CLAIMS_DATA', 'DIAGNOSTICS',
+           'CLAIMS', 'NEEDS', 'EVIDENCE', 'GUARDS', 'POST_HOC', 'SPREADS', 'OVER_SEEDS', 'Claim', 'evidence', 'Guard',
+           'PostHoc', 'spread', 'over_seeds', 'guards', 'post_hoc', 'needs', 'parse_rule', 'read_claims', 'load_claims',
+           'eval_rule', 'get_claim']
 
 # %% ../nbs/03a_claims.ipynb #f883b38e
 @dataclass(frozen=True)
@@ -74,6 +75,12 @@ class PostHoc:
 def spread(c: Claim) -> tuple[float, str] | None:
     "The run-to-run standard deviation the project has measured for claim `c`, and where, if registered."
     return next(((sd, src) for _, _, sd, src in _matching(SPREADS, c)), None)
+
+OVER_SEEDS_STATS = ("min", "max")   # a column's best (lowest error) or worst (slowest) run
+
+def over_seeds(c: Claim) -> str:
+    "The statistic over seeds that claim `c`'s value is: 'mean', unless `OVER_SEEDS` registers 'min' or 'max'."
+    return next((stat for _, _, stat, _ in _matching(OVER_SEEDS, c)), "mean")
 
 def guards(c: Claim) -> list[Guard]:
     "Every `Guard` registered for claim `c`."
@@ -153,6 +160,7 @@ _REGISTRIES = {
     "post_hoc": ({"match": _GLOBS, "setting": str, "why": str, "chosen_on": list},
                  lambda p, g, e: (p, g, PostHoc(e["setting"], e["why"], tuple(e["chosen_on"])))),
     "spreads": ({"match": _GLOBS, "sd": _NUM, "where": str}, lambda p, g, e: (p, g, e["sd"], e["where"])),
+    "over_seeds": ({"match": _GLOBS, "stat": str, "why": str}, lambda p, g, e: (p, g, e["stat"], e["why"])),
 }
 
 def _paper(p: str, where: str) -> str:
@@ -204,6 +212,8 @@ def _registry(kind: str, e, paper: str, where: str) -> list[tuple]:
         raise ValueError(f"{where}: unknown evidence class {e['class']!r}; the classes are "
                          f"{', '.join(EVIDENCE_CLASSES)}")
     if kind == "guards": _parsed(e["rule"], where, ("ours", "paper", "ref"))
+    if kind == "over_seeds" and e["stat"] not in OVER_SEEDS_STATS:
+        raise ValueError(f"{where}: unknown statistic {e['stat']!r}; use one of {', '.join(OVER_SEEDS_STATS)}")
     return [row(paper, g, e) for g in globs]
 
 def _unique(claims: list[Claim], where: str):
@@ -238,8 +248,9 @@ _FILES = {p: load_claims(p) for p in PAPERS}                # in the registry's 
 DIAGNOSTICS = load_claims("diagnostics")[0]
 CLAIMS: list[Claim] = [c for p in PAPERS for c in _FILES[p][0]] + DIAGNOSTICS
 _unique(CLAIMS, "claims_data")   # a diagnostic claim's id is not one of its paper's
-NEEDS, EVIDENCE, GUARDS, POST_HOC, SPREADS = ([r for p in PAPERS for r in _FILES[p][1][k]]
-                                             for k in ("needs", "evidence", "guards", "post_hoc", "spreads"))
+NEEDS, EVIDENCE, GUARDS, POST_HOC, SPREADS, OVER_SEEDS = (
+    [r for p in PAPERS for r in _FILES[p][1][k]]
+    for k in ("needs", "evidence", "guards", "post_hoc", "spreads", "over_seeds"))
 
 # %% ../nbs/03a_claims.ipynb #7fe229d7
 def eval_rule(rule: str, ours: float, paper: float | None, **names: float) -> bool:

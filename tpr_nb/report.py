@@ -4,11 +4,12 @@
 
 # %% ../nbs/03_report.ipynb #3879207b
 from __future__ import annotations
-import csv, fcntl, functools, json, math, time
+import builtins, csv, fcntl, functools, json, math, time
 from pathlib import Path
 from typing import NamedTuple
 from . import __version__
-from .claims import CLAIMS, HEADLINE, Claim, eval_rule, evidence, get_claim, guards, needs, post_hoc, spread
+from .claims import (CLAIMS, HEADLINE, Claim, eval_rule, evidence, get_claim, guards, needs, over_seeds,
+                           post_hoc, spread)
 from .env import atomic_path, device_name, git_commit, project_root, write_atomic
 from .papers import PAPERS, experiment
 from .protocol import LABELS, card_for, claim_protocol, protocol_rows
@@ -17,9 +18,9 @@ from .profiles import check_profile
 # %% auto #0
 __all__ = ['REQUIRED', 'RETRAINS_KEPT', 'VERDICTS', 'CSV_COLUMNS', 'OFF_PROTOCOL', 'HEAD_COLS', 'HOW', 'PROTOCOL_HOW', 'CLASSES',
            'report_dir', 'partial_reason', 'make_record', 'records_file', 'record', 'read_records', 'recipe_key',
-           'with_retrains', 'merge_records', 'sem', 'verdict', 'rule_holds', 'retrain_flip', 'load_records', 'Judged',
-           'claim_notebook', 'protocol_label', 'judge', 'judged', 'shown', 'write_claims_csv', 'report_papers',
-           'off_protocol_lines', 'figure_name', 'figure_caption', 'report_markdown']
+           'with_retrains', 'merge_records', 'sem', 'seed_se', 'verdict', 'rule_holds', 'retrain_flip', 'load_records',
+           'Judged', 'claim_notebook', 'protocol_label', 'judge', 'judged', 'shown', 'write_claims_csv',
+           'report_papers', 'off_protocol_lines', 'figure_name', 'figure_caption', 'report_markdown']
 
 # %% ../nbs/03_report.ipynb #c0f74bd2
 def report_dir(profile: str) -> Path:
@@ -45,6 +46,11 @@ def make_record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, 
                 recipe: str | None = None, sampling_se: float | None = None) -> dict:
     "Our measurement of a claim as a record, `holds` decided by the claim's rule."
     c, ours = get_claim(paper, claim_id), float(ours)
+    stat, vals = over_seeds(c), [float(v) for v in per_seed if math.isfinite(v)] if per_seed is not None else []
+    # within the rounding of a table printed to two decimals
+    if stat != "mean" and vals and math.isfinite(ours) and abs(ours - getattr(builtins, stat)(vals)) > 0.0051:
+        raise ValueError(f"{claim_id} is the {stat} of its runs (`OVER_SEEDS`), but {ours} is not the {stat} of "
+                         f"per_seed {vals}")
     rule, why = c.rule_for(check_profile(profile)), partial_reason(claim_id, partial or {})
     holds = "" if rule is None or why else "yes" if math.isfinite(ours) and eval_rule(rule, ours,
                                                                                       c.paper_value) else "no"
@@ -120,6 +126,18 @@ def sem(values) -> float | None:
     m = sum(v) / len(v)
     return math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1) / len(v))
 
+def seed_se(values, stat: str = "mean") -> float | None:
+    "The standard error of `stat` ('mean', 'min' or 'max') over seeds `values`: the exact bootstrap one for the extremes."
+    if stat == "mean": return sem(values)
+    v = sorted(float(x) for x in values or [])
+    n = len(v)
+    if n < 2: return None
+    if stat == "max": v = [-x for x in reversed(v)]          # the max of the values is minus the min of their negatives
+    # a resample of n draws has its minimum at v[k] or above with probability ((n - k) / n) ** n
+    p = [((n - k) / n) ** n - ((n - k - 1) / n) ** n for k in range(n)]
+    m = sum(pk * x for pk, x in zip(p, v))
+    return math.sqrt(sum(pk * (x - m) ** 2 for pk, x in zip(p, v)))
+
 def verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
     "The verdict on claim `c` of its record `rec` among all records `recs`, and why, by the registered rule."
     vd, why = _verdict(c, rec, recs)
@@ -162,9 +180,11 @@ def _verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
     if flip := retrain_flip(c, rec):
         return "inconclusive", (f"the rule decides differently on a retrain of the same recipe ({flip['ours']:.4g} "
                                 f"at {flip['commit']}, {ours:.4g} now): this value does not decide until more seeds do")
-    s, src = sem(rec.get("per_seed")), f"{len(rec.get('per_seed') or [])} seeds"
-    # no per-seed values: the spread the project measured elsewhere
-    if s is None and (measured := spread(c)):
+    stat, n = over_seeds(c), len(rec.get("per_seed") or [])
+    s = seed_se(rec.get("per_seed"), stat)
+    src = f"{n} seeds" + ("" if stat == "mean" else f", bootstrap SE of their {stat}")
+    # no per-seed values: the spread the project measured elsewhere, over the square root of the seeds for a mean
+    if s is None and stat == "mean" and (measured := spread(c)):
         sd, where = measured
         s, src = sd / math.sqrt(len(rec["seeds"])), (f"SD {sd:g} over seeds measured in {where}, "
                                                      f"{len(rec['seeds'])} seed(s) here")
