@@ -313,6 +313,7 @@ def _progress_row(o: Path, folder: Path) -> dict | None:
     pid = unit_holder(o.parent)
     best = isinstance(t.get("best"), (int, float))
     note = [f"training now (pid {pid})" if pid else "stopped",
+            "" if "step" in t else "no checkpoint on this machine yet (it starts at step 0)",
             f"best validation {_monitored(o.parent / 'metrics.jsonl', t.get('best_step'), t['best'])} "
             f"{t['best']:.3g} at step {t.get('best_step')}" if best else "",
             _ahead(o.parent / "metrics.jsonl", t.get("step"), owner.get("max_steps"))]
