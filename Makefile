@@ -14,15 +14,24 @@ TPR_NB_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export TPR_NB_DATA
 export MPLBACKEND ?= Agg
 
-.PHONY: install browser repro test check-clean nbtest pytest readme prepare export clean-nbs docs
+.PHONY: install venv browser repro test check-clean nbtest pytest readme prepare export clean-nbs docs
 
 install: $(VENV)/.installed browser
+# one install at a time: a second make started beside the first (two queues on a fresh machine) waits for it, then
+# finds the environment made, instead of using a half-made one (flock, where the system has it)
+LOCK := $(if $(shell command -v flock),flock $(VENV).lock,)
 $(VENV)/.installed: settings.ini setup.py
-	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q $(TORCH)        # first: see README, "Which torch"
-	$(PY) -m pip install -q -e ".[dev]"
-	touch $@
+	$(LOCK) $(MAKE) --no-print-directory venv
+venv:
+	@if [ -f $(VENV)/.installed ] && [ $(VENV)/.installed -nt settings.ini ] && [ $(VENV)/.installed -nt setup.py ]; \
+	then echo "$(VENV): made by another make meanwhile"; exit 0; fi; \
+	set -ex; \
+	test -x $(PY) || python3 -m venv $(VENV); \
+	$(PY) -m pip install -q --upgrade pip; \
+	$(PY) -m pip install -q $(TORCH); \
+	: torch first, see README, "Which torch"; \
+	$(PY) -m pip install -q -e ".[dev]"; \
+	touch $(VENV)/.installed
 
 ## headless Chromium for the browser check of tests/test_docs.py: the Debian package, installed once where apt-get runs as
 ## root; elsewhere that check skips, naming the binary it looked for (the checks that need no browser always run)
