@@ -34,10 +34,12 @@ def test_padding_never_changes_an_answer(n, seed):
         torch.testing.assert_close(batch[i:i + 1], alone)
 
 def test_single_task_recipe_survives_task6():
-    """App. A's Nadam (0.008, betas 0.6/0.4) sent task 6 to NaN near step 300 without the reference code's norm clip of 5.
-    Seed 1: with one input module for story and question (issue 34), seed 0 of task 6 diverges at step 107 even with the
-    clip (the dense and rank-one memories agree on those weights: the model's values grow without bound), while seeds 1-3
-    train past step 400; a diverged unit is reported as such, never dropped."""
+    """App. A's Nadam (0.008, betas 0.6/0.4) sends task 6 to NaN within a few hundred steps on some seeds, and which seeds
+    depends on the machine's floating-point kernels: on the AMD EPYC of earlier sessions seed 0 diverged at step 107 with
+    the reference code's norm clip of 5 and seeds 1-3 trained past step 400; on an Intel Xeon (2026-11-27) seed 1
+    diverged at step 335 with the clip and seeds 0, 2, 3, 4 trained past 400, while without the clip seeds 0, 1 and 2
+    diverged (steps 337, 203, 121). So the check is over five seeds: with the clip most train past step 400, and each
+    one that diverges is reported as such (steps=-1, a 'diverged' note), never dropped."""
     import pytest
     from tpr_nb.data import locate, DataMissingError
     from tpr_nb.profiles import Config, profile_config
@@ -47,5 +49,7 @@ def test_single_task_recipe_survives_task6():
     torch.set_num_threads(1)
     c = Config(profile_config(SINGLE_TASK, "quick"), max_steps=400, eval_every=400, time_budget_s=None, patience=None)
     assert c.clip_norm == 5.0
-    r = run_task(6, 1, c)
-    assert r["steps"] == 400, r      # trained past step 306, where the unclipped run's loss turned NaN (a diverged run reports steps=-1)
+    runs = [run_task(6, s, c) for s in range(5)]
+    assert sum(r["steps"] == 400 for r in runs) >= 3, [(r["seed"], r["steps"], r["note"]) for r in runs]
+    for r in runs:
+        assert r["steps"] == 400 or (r["steps"] == -1 and r["note"].startswith("diverged")), r
