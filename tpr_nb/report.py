@@ -19,7 +19,7 @@ from .profiles import check_profile
 __all__ = ['REQUIRED', 'RETRAINS_KEPT', 'VERDICTS', 'CSV_COLUMNS', 'OFF_PROTOCOL', 'HEAD_COLS', 'HOW', 'PROTOCOL_HOW', 'CLASSES',
            'report_dir', 'partial_reason', 'make_record', 'records_file', 'record', 'read_records', 'recipe_key',
            'with_retrains', 'merge_records', 'sem', 'seed_se', 'verdict', 'rule_holds', 'retrain_flip', 'load_records',
-           'Judged', 'claim_notebook', 'protocol_label', 'judge', 'judged', 'shown', 'write_claims_csv',
+           'Judged', 'claim_notebook', 'seeds_short', 'protocol_label', 'judge', 'judged', 'shown', 'write_claims_csv',
            'report_papers', 'off_protocol_lines', 'figure_name', 'figure_caption', 'report_markdown']
 
 # %% ../nbs/03_report.ipynb #c0f74bd2
@@ -43,8 +43,9 @@ def partial_reason(claim_id: str, shrunk: dict) -> str:
 def make_record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, wall_s: float,
                 device: str | None = None, note: str = "", invalid: str = "", per_seed=None,
                 commit: str | None = None, notebook: str = "", partial: dict | None = None,
-                recipe: str | None = None, sampling_se: float | None = None) -> dict:
-    "Our measurement of a claim as a record, `holds` decided by the claim's rule."
+                recipe: str | None = None, sampling_se: float | None = None, seeds_of=None) -> dict:
+    ("Our measurement of a claim as a record, `holds` decided by the claim's rule; `seeds_of`: the profile's seeds, "
+     "where the record lands before all of them have finished.")
     c, ours = get_claim(paper, claim_id), float(ours)
     stat, vals = over_seeds(c), [float(v) for v in per_seed if math.isfinite(v)] if per_seed is not None else []
     # within the rounding of a table printed to two decimals
@@ -61,7 +62,8 @@ def make_record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, 
                 time=time.strftime("%Y-%m-%dT%H:%M:%S"), notebook=notebook, invalid=invalid,
                 per_seed=None if per_seed is None else [float(v) for v in per_seed], partial=why,
                 **({"recipe": recipe} if recipe else {}),
-                **({"sampling_se": float(sampling_se)} if sampling_se is not None else {}))
+                **({"sampling_se": float(sampling_se)} if sampling_se is not None else {}),
+                **({"seeds_of": list(seeds_of)} if seeds_of is not None else {}))
 
 def records_file(folder: Path, rec: dict) -> Path:
     "The metrics file of record `rec` in the report folder `folder`."
@@ -237,12 +239,20 @@ def _off_rows(notebook: str, profile: str):
     try: return card, protocol_rows(card, exp.config(profile))
     except (KeyError, ValueError) as e: return f"its card cannot be read at `{profile}`: {e}"
 
+def seeds_short(rec: dict) -> str:
+    "What `rec` lacks of its profile's seeds (`seeds_of`, a landing before they all finished); '' if nothing."
+    of = rec.get("seeds_of")
+    if not of or set(of) <= set(rec["seeds"]): return ""
+    return f"seeds (not-yet): seeds {rec['seeds']} of the profile's {of} have finished"
+
 def protocol_label(c: Claim, rec: dict) -> tuple[str, list[str]]:
     "How the run behind `rec` stands to the paper's protocol for claim `c` (`claim_protocol`), and why."
     nb = claim_notebook(c, rec)
     got = _off_rows(nb, rec["profile"]) if nb else f"no notebook is registered for {c.experiment}"
-    if isinstance(got, str): return "deviation", [got + ": its protocol is not known to be the paper's"]
-    return claim_protocol(got[0], c.claim_id, rows=got[1])
+    if isinstance(got, str): label, off = "deviation", [got + ": its protocol is not known to be the paper's"]
+    else: label, off = claim_protocol(got[0], c.claim_id, rows=got[1])
+    if short := seeds_short(rec): label, off = (label if label in OFF_PROTOCOL else "deviation"), [*off, short]
+    return label, off
 
 def judge(c: Claim, rec: dict, recs: dict) -> Judged:
     "The verdict on claim `c` (`verdict`); a reproduction measured off the paper's protocol reads `inconclusive`."
