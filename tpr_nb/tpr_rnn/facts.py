@@ -10,7 +10,7 @@ from .model import TPRRNN
 from .training import model_settings
 
 # %% auto #0
-__all__ = ['embedding_init', 'position_init', 'mlp_init', 'layer_norm', 'babi_train_files', 'validation_split']
+__all__ = ['embedding_init', 'position_init', 'mlp_init', 'layer_norm', 'babi_train_files', 'validation_split', 'nan_policy']
 
 # %% ../../nbs/tpr_rnn/05_facts.ipynb #1dd73114
 from ..protocol import protocol_fact
@@ -67,3 +67,13 @@ def validation_split(row) -> str:
     import inspect
     from tpr_nb.tpr_rnn.babi import babi_split
     return f"a seeded {inspect.signature(babi_split).parameters['valid_frac'].default:.0%} of the train file"
+
+@protocol_fact
+def nan_policy(row) -> str:
+    "What a NaN loss does to a run of the row: a fresh start during warm-up (how often at most), the end after it."
+    from tpr_nb.profiles import Config
+    from tpr_nb.train import train_config
+    from tpr_nb.tpr_rnn.training import APP_A
+    cfg = train_config(Config({**APP_A, **row}))
+    return (f"re-initialise on a NaN loss in the first {cfg.warmup_steps} steps (at most {cfg.nan_restarts} times); "
+            "a NaN later ends the run as diverged")
