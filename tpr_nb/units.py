@@ -38,14 +38,17 @@ def n_workers(workers: int) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(workers, cores or 1))
 
-def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs") -> list:
-    "`[fn(**job) for job in jobs]`, on `n_workers(workers)` spawned one-thread processes when that is over 1."
+def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs", done=None) -> list:
+    ("`[fn(**job) for job in jobs]`, on `n_workers(workers)` spawned one-thread processes when that is over 1; "
+     "`done(i, result)` runs here as each job `i` ends, in the order they end.")
     hb = Heartbeat(desc)
     workers = n_workers(workers)
+    done = done or (lambda i, r: None)
     if workers <= 1:
         out = []
         for k, j in enumerate(tqdm(jobs, desc=desc), 1):
             out.append(fn(**j))
+            done(k - 1, out[-1])
             hb(f"{k} of {len(jobs)} done", force=True)
         return out
     import multiprocessing as mp
@@ -56,6 +59,7 @@ def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs") -> list
         out = [None] * len(jobs)
         for k, f in enumerate(tqdm(as_completed(futs), total=len(jobs), desc=desc), 1):
             out[futs[f]] = f.result()
+            done(futs[f], out[futs[f]])
             hb(f"{k} of {len(jobs)} done", force=True)
     except BaseException:          # Ctrl-C or a failed job
         _stop(ex)
