@@ -7,7 +7,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 from .model import TPRRNN
-from .training import model_settings
+from ..profiles import Config
+from ..train import train_config
+from .training import APP_A, model_settings
 
 # %% auto #0
 __all__ = ['embedding_init', 'position_init', 'mlp_init', 'layer_norm', 'babi_train_files', 'validation_split', 'nan_policy']
@@ -71,9 +73,6 @@ def validation_split(row) -> str:
 @protocol_fact
 def nan_policy(row) -> str:
     "What a NaN loss does to a run of the row: a fresh start during warm-up (how often at most), the end after it."
-    from tpr_nb.profiles import Config
-    from tpr_nb.train import train_config
-    from tpr_nb.tpr_rnn.training import APP_A
     cfg = train_config(Config({**APP_A, **row}))
     return (f"re-initialise on a NaN loss in the first {cfg.warmup_steps} steps (at most {cfg.nan_restarts} times); "
             "a NaN later ends the run as diverged")
