@@ -11,6 +11,7 @@ import torch
 from torch import Tensor
 from torch.autograd.function import once_differentiable
 from ..algebra import reduced_bind, reduced_unbind
+from .kernel import fill_backward, fill_forward, kernel_applies
 
 # %% auto #0
 __all__ = ['square_normalise', 'tpru_step', 'fuse_step', 'time_loop', 'FusedScan', 'TPRUScan', 'pack_plan']
@@ -173,7 +174,7 @@ class TPRUScan(torch.autograd.Function):
     def forward(ctx, gx, vx, b0, M, cv, U, R, ns, where, rows, softmax, eps):
         L, d = gx.shape                                  # L packed rows, step by step: step t is the next ns[t] rows
         K, s, N = R.shape                                # R, U: K, d/K, N; vx: L, K, w (w = N fused, else d/K + 1)
-        w = vx.shape[2]
+        w, fast = vx.shape[2], kernel_applies(vx, U, R, softmax)                    # the slice kernel (`00b_kernel`)
         Ua = None if U is None else torch.cat([U, U.new_ones(K, 1, N)], 1)
         Bp, Dt, G, out, Zv = (gx.new_empty(L, c) for c in (d, d, d, d, K * w))
         fills = None if where is None else gx.new_zeros(rows, K, N)
@@ -186,14 +187,18 @@ class TPRUScan(torch.autograd.Function):
             Bp[r] = bp
             g = torch.addmm(gx[r], bp, WbT, out=G[r]).sigmoid_()                   # the gate of Eq. 2
             # f_b + b_b, or V_b b with b_b beside each slice
-            zv = torch.addmm(cv, bp, Vb, out=Zv[r])
-            _, _, f, S = _fillers(zv.view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1), Ua, softmax, eps)
-            bt = torch.bmm(R, f.mT)                                                 # Eq. 6 per slice: K, d/K, n
-            if not softmax: bt.div_(S.mT)
-            dt = Dt[r]
-            dt.view(n, K, s).permute(1, 2, 0).copy_(bt)
+            zv, dt = torch.addmm(cv, bp, Vb, out=Zv[r]), Dt[r]
+            if fast:
+                fl = None if fills is None else _scratch("fl", (n, K, N), gx)
+                fill_forward(zv, vx[r], Ua, R, eps, dt, fl)                         # Eqs. 3-6 in one C loop
+                if fl is not None: fills.index_copy_(0, where[r], fl)
+            else:
+                _, _, f, S = _fillers(zv.view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1), Ua, softmax, eps)
+                bt = torch.bmm(R, f.mT)                                             # Eq. 6 per slice: K, d/K, n
+                if not softmax: bt.div_(S.mT)
+                dt.view(n, K, s).permute(1, 2, 0).copy_(bt)
+                if fills is not None: fills.index_copy_(0, where[r], (f if softmax else f / S).transpose(0, 1))
             dt.sub_(bp)                                                             # bt - b_{t-1}
-            if fills is not None: fills.index_copy_(0, where[r], (f if softmax else f / S).transpose(0, 1))
             out[r] = bp.addcmul_(g, dt)                                             # Eq. 2
         ctx.save_for_backward(vx, M, U, R, Bp, Zv, G, Dt, where)
         ctx.ns, ctx.softmax, ctx.eps, ctx.rows_b = ns, softmax, eps, b0.shape[0]
@@ -207,6 +212,7 @@ class TPRUScan(torch.autograd.Function):
         L, d = Bp.shape
         K, s, N = R.shape
         w, softmax, eps = vx.shape[2], ctx.softmax, ctx.eps
+        fast = kernel_applies(vx, U, R, softmax)
         Ua = None if U is None else torch.cat([U, U.new_ones(K, 1, N)], 1)
         Ua2 = None if softmax or U is None else torch.cat([Ua, Ua])
         delta = Bp.new_zeros(ctx.rows_b, d) if d_b is None else d_b.clone()
@@ -218,13 +224,18 @@ class TPRUScan(torch.autograd.Function):
             r = slice(o, o + n)
             if d_out is not None: delta[:n] += d_out[r]
             dl, g = delta[:n], G[r]
-            vb, vxt = Zv[r].view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1)
-            P, u, f, S = _fillers(vb, vxt, Ua, softmax, eps)                        # recomputed, not stored
             dbt = dl * g
             dzg = torch.mul(dbt, Dt[r], out=dZ[r, :d])
             dzg.addcmul_(dzg, g, value=-1)                                          # gate (Eq. 2)
+            dfl = None if d_fills is None else d_fills.index_select(0, where[r])
+            if fast:                                                                # Eqs. 6-3 back, in one C loop
+                fill_backward(Zv[r], vx[r], Ua, R, eps, dbt, dfl, dZ[r, d:], d_vx[r], dU, dR)
+                delta[:n] = torch.addmm(dl - dbt, dZ[r], MT)
+                continue
+            vb, vxt = Zv[r].view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1)
+            P, u, f, S = _fillers(vb, vxt, Ua, softmax, eps)                        # recomputed, not stored
             dbk = dbt.view(n, K, s).transpose(0, 1)
-            dfl = None if d_fills is None else d_fills.index_select(0, where[r]).transpose(0, 1)
+            if dfl is not None: dfl = dfl.transpose(0, 1)
             if softmax:
                 df = torch.bmm(dbk, R, out=_scratch("df", (K, n, N), dl))             # bind (Eq. 6)
                 if dfl is not None: df += dfl
