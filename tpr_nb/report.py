@@ -100,10 +100,11 @@ def recipe_key(settings: dict) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:10]
 
 def with_retrains(new: dict, old: dict | None) -> dict:
-    "`new`, carrying in `retrains` the values of `old` and its own retrains where both share a `recipe`."
+    ("`new`, carrying in `retrains` the values of `old` and its own retrains where both share a `recipe`; the same "
+     "value and seeds again (finished units read back at a later commit) add nothing.")
     if not old or not new.get("recipe") or old.get("recipe") != new["recipe"]: return new
     past = list(old.get("retrains") or [])
-    if (old.get("commit"), old["ours"]) != (new.get("commit"), new["ours"]):
+    if (old["ours"], old.get("per_seed")) != (new["ours"], new.get("per_seed")):
         past.append(dict(commit=old.get("commit"), ours=old["ours"], time=old.get("time")))
     return {**new, "retrains": past[-RETRAINS_KEPT:]} if past else new
 
