@@ -4,12 +4,13 @@
 
 # %% ../../nbs/tpru/00b_kernel.ipynb #b0c00002
 from __future__ import annotations
-import ctypes, hashlib, os, platform, subprocess, tempfile, warnings
+import ctypes, hashlib, os, platform, subprocess, warnings
 from contextlib import contextmanager
 from pathlib import Path
 import torch
 from torch import Tensor
 from ..data import cache_dir
+from ..env import atomic_path
 
 # %% auto #0
 __all__ = ['SOURCE', 'MAX_ROLES', 'FLAGS', 'build', 'kernel', 'fill_kernel', 'kernel_applies', 'fill_forward', 'fill_backward']
@@ -153,18 +154,17 @@ def build(cc: str | None = None, cache: Path | None = None) -> Path | None:
     if lib.exists(): return lib
     lib.parent.mkdir(parents=True, exist_ok=True)
     err = ""
-    with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
-        src, out = Path(tmp) / "fill.c", Path(tmp) / "fill.so"
-        src.write_text(SOURCE)
-        for flags in (FLAGS, [f for f in FLAGS if f != "-march=native"]):     # a compiler without -march=native
-            try: r = subprocess.run([cc, *flags, str(src), "-o", str(out)], capture_output=True, text=True, timeout=300)
-            except (OSError, subprocess.TimeoutExpired) as e:
-                err = str(e)
-                break
-            if r.returncode == 0:
-                os.replace(out, lib)                                # atomic: a process beside this one sees all or nothing
-                return lib
-            err = r.stderr.strip()[-500:]
+    for flags in (FLAGS, [f for f in FLAGS if f != "-march=native"]):         # a compiler without -march=native
+        try:
+            with atomic_path(lib) as out:                         # a process beside this one sees all or nothing
+                r = subprocess.run([cc, *flags, "-x", "c", "-", "-o", str(out)], input=SOURCE, capture_output=True,
+                                   text=True, timeout=300)
+                if r.returncode: raise RuntimeError(r.stderr.strip()[-500:])
+            return lib
+        except RuntimeError as e: err = str(e)
+        except (OSError, subprocess.TimeoutExpired) as e:                    # no such compiler, or it hangs
+            err = str(e)
+            break
     warnings.warn(f"the TPRU slice kernel could not be built with {cc!r} ({err}); TPRUScan runs PyTorch's operators")
     return None
 
