@@ -4,31 +4,69 @@
 
 # %% ../../nbs/tpru/03_training.ipynb #9f7c8e56
 from __future__ import annotations
-import math
+import contextvars, math
+from contextlib import contextmanager
 from typing import Callable
 import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as Fn
-from torch import Tensor
+from torch import Tensor, _VF
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from ..modelfiles import build
 from ..profiles import Config
 from ..units import Units
 from ..train import train_config, fit
 from ..train import count_params, to_device
-from .cell import TPRU
+from .cell import TPRU, reverse_padded
 from . import entailment as ent
 from ..data import check_ids, length_mask, lm_vocab, stream_ids
 from ..lm import StreamLoss, stream_batches, perplexity
 
 # %% auto #0
 __all__ = ['HEADS', 'ARCHS', 'TEST_SETS', 'SPLITS', 'ENTAIL_DEFAULTS', 'ENTAIL', 'ENTAIL_UNIT', 'ENTAIL_UNITS', 'LANG',
-           'BIDAF_FIXED', 'BIDIRECTIONAL_FIXED', 'make_rnn', 'Encoder', 'stack_pair', 'max_pool', 'EntailmentModel',
-           'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM', 'parse_spec', 'classify', 'grad_norm', 'accuracies',
-           'entail_setting', 'entail_train_config', 'entail_model', 'run_entailment', 'mean_nll', 'lm_model',
-           'lm_train_config', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs', 'search_lr', 'bracketed',
-           'screened_search', 'search_note', 'search_row', 'load_rnnlm']
+           'BIDAF_FIXED', 'BIDIRECTIONAL_FIXED', 'rnn_path', 'packed_rnn', 'padded_rnn', 'make_rnn', 'Encoder',
+           'stack_pair', 'max_pool', 'EntailmentModel', 'attention_flow', 'BiDAFEncoder', 'BiDAFModel', 'RNNLM',
+           'parse_spec', 'classify', 'grad_norm', 'accuracies', 'entail_setting', 'entail_train_config', 'entail_model',
+           'run_entailment', 'mean_nll', 'lm_model', 'lm_train_config', 'run_lm', 'lm_config', 'select_lr', 'tried_lrs',
+           'search_lr', 'bracketed', 'screened_search', 'search_note', 'search_row', 'load_rnnlm']
+
+# %% ../../nbs/tpru/03_training.ipynb #4eae834f
+_PATH = contextvars.ContextVar("rnn_path", default=None)
+
+@contextmanager
+def rnn_path(path: str):
+    "Run the GRU and LSTM encoders as `path` ('padded' or 'packed') inside the block, on any device."
+    if path not in ("padded", "packed"): raise ValueError(f"path must be 'padded' or 'packed', not {path!r}")
+    token = _PATH.set(path)
+    try: yield
+    finally: _PATH.reset(token)
+
+def packed_rnn(rnn: nn.GRU | nn.LSTM, x: Tensor, lengths: Tensor) -> Tensor:
+    "The outputs (B, T, directions x d) of the batch-first `rnn` over the rows of `x` (B, T, d') packed by `lengths`."
+    packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+    return pad_packed_sequence(rnn(packed)[0], batch_first=True, total_length=x.shape[1])[0]
+
+def padded_rnn(rnn: nn.GRU | nn.LSTM, x: Tensor, lengths: Tensor) -> Tensor:
+    "`packed_rnn`'s outputs, computed on the padded `x` one layer and one direction at a time."
+    B, T, _ = x.shape
+    lstm, dirs = isinstance(rnn, nn.LSTM), 2 if rnn.bidirectional else 1
+    if lstm and rnn.proj_size: raise ValueError("an LSTM with proj_size runs packed only")
+    names = ("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if rnn.bias else ())
+    h0 = x.new_zeros(1, B, rnn.hidden_size)
+    for l in range(rnn.num_layers):
+        outs = []
+        for r in range(dirs):
+            w = [getattr(rnn, f"{n}_l{l}{'_reverse' if r else ''}") for n in names]
+            xr = reverse_padded(x, lengths) if r else x
+            # one layer, one direction: what nn.GRU and nn.LSTM call themselves
+            args = (w, rnn.bias, 1, 0.0, rnn.training, False, True)
+            o = _VF.lstm(xr, (h0, h0), *args)[0] if lstm else _VF.gru(xr, h0, *args)[0]
+            outs.append(reverse_padded(o, lengths) if r else o)
+        x = torch.cat(outs, -1)
+        if l < rnn.num_layers - 1 and rnn.dropout: x = Fn.dropout(x, rnn.dropout, rnn.training)
+    real = length_mask(lengths.to(x.device), T)[..., None]
+    return torch.where(real, x, x.new_zeros(()))
 
 # %% ../../nbs/tpru/03_training.ipynb #7bd5f7d6
 def make_rnn(kind: str, d_in: int, d: int, n_roles: int = 64, n_slices: int = 1, num_layers: int = 2,
@@ -58,9 +96,8 @@ class Encoder(nn.Module):
         if isinstance(self.rnn, TPRU):
             r = self.rnn(x, lengths=lengths, return_fillers=return_fillers)   # fillers cost a third of a step
             return r[0], (r[2] if return_fillers else None)
-        packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        out, _ = pad_packed_sequence(self.rnn(packed)[0], batch_first=True, total_length=x.shape[1])
-        return out, None
+        path = _PATH.get() or ("padded" if x.device.type == "cpu" else "packed")
+        return (padded_rnn if path == "padded" else packed_rnn)(self.rnn, x, lengths), None
 
 # %% ../../nbs/tpru/03_training.ipynb #a48e7461
 def stack_pair(a: Tensor, b: Tensor) -> Tensor:
