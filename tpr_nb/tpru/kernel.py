@@ -190,7 +190,7 @@ static inline void back_rows(int nr, int K, int s, int N, int k, long i, const f
                              float (*sq)[MAXN], float (*df)[MAXN]) {
     const int w = s + 1;
     const float *b[RB], *x[RB], *g[RB], *dl[RB];
-    float inv[RB], cc[RB], dot[RB];
+    float inv[RB], dot[RB];
     int floored[RB];
     float *ob[RB], *ox[RB];
     for (int q = 0; q < nr; q++) {
@@ -245,9 +245,8 @@ static inline void back_rows(int nr, int K, int s, int N, int k, long i, const f
             dot[q] += t * sq[q][j];
         }
         /* normalise: dL/du = 2 u (gamma - <gamma, sq> / s), s floored: no second term; relu on each half */
-        cc[q] = floored[q] ? 0.f : dot[q] * inv[q];
+        const float cq = floored[q] ? 0.f : dot[q] * inv[q];
         float *pq = pb[q], *xq = px[q], *dq = df[q];
-        const float cq = cc[q];
         #pragma omp simd
         for (int j = 0; j < N; j++) {
             float u = relu1(pq[j]) + relu1(xq[j]);
