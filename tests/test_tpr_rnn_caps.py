@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from tpr_nb.papers import experiment
 from tpr_nb.protocol import card_for, claim_protocol, protocol_rows
+from tpr_nb.units import unit_records
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ("tpr_rnn/10_single_task", "tpr_rnn/12_ablation")
@@ -30,8 +31,9 @@ def committed(notebook: str):
     "(unit name, bound) of each unit name of `notebook`'s full row with committed records, bound if any seed is."
     e = experiment(notebook)
     c, u = e.config("full"), e.unit_spec()
+    folder, row = unit_records(ROOT / "reports/full", "tpr_rnn"), u.row(c, {})
     for name in u.names(c):
-        recs = [ROOT / f"reports/full/units/tpr_rnn/{u.key(name, s, u.row(c, {}))}.json" for s in c.seeds]
+        recs = [folder / f"{u.key(name, s, row)}.json" for s in c.seeds]
         hists = [json.loads(f.read_text()).get("history") for f in recs if f.exists()]
         if hists: yield name, any(h and cap_bound(h, c) for h in hists)
 
