@@ -1,13 +1,16 @@
-"""TPR-RNN's step cap is a registered deviation: it marks exactly the claims whose committed full units reached it.
+"""TPR-RNN's step cap marks exactly the claims whose committed full units reached it still improving.
 
-The paper stops on validation and the reference trains 1M steps; `full` caps a single-task unit at 40k steps and stops
-it after `patience` evaluations without a better validation error. A unit stopped by patience is the same under any
-cap. A unit that reaches the cap with its best evaluation in the last `patience` evaluations was still improving, so
-its claims are not the paper's experiment: the card's `max_steps` row must name them (and only them)."""
+The paper stops on validation and the reference trains 1M steps; `full` trains a single-task unit up to the same 1M
+steps and stops it after `patience` evaluations without a better validation error. A unit stopped by patience is the
+same under any cap. A unit that reaches the cap with its best evaluation in the last `patience` evaluations was still
+improving, so its claims would not be the paper's experiment: the card's `max_steps` row must then be a deviation
+naming them (and only them). Before stop 71 the cap was 40k steps and bound four Table 2 units; the units record
+what they replace (`tpr_nb.units.run_unit`)."""
 import json
 from pathlib import Path
 import pytest
 from tpr_nb.papers import experiment
+from tpr_nb.profiles import Config
 from tpr_nb.protocol import card_for, claim_protocol, protocol_rows
 from tpr_nb.units import unit_records
 
@@ -21,7 +24,7 @@ def cap_bound(hist: list, c) -> bool:
     return last >= c.max_steps and (c.patience is None or last < best + c.patience * c.eval_every)
 
 def test_cap_bound():
-    c = experiment("tpr_rnn/10_single_task").config("full")
+    c = Config(experiment("tpr_rnn/10_single_task").config("full"), max_steps=40000)   # the cap before stop 71
     at = lambda *steps_errors: [dict(step=s, error=e) for s, e in steps_errors]
     assert cap_bound(at((30000, 2.0), (38500, 1.0), (40000, 1.5)), c)          # still improving at the cap
     assert not cap_bound(at((20000, 1.0), (30000, 2.0)), c)                     # stopped by patience

@@ -196,12 +196,47 @@ def _trained_on(rec: dict) -> dict:
     devices = list(dict.fromkeys(h["device"] for h in hist if isinstance(h, dict) and h.get("device")))
     return dict(devices=devices) if devices else {}
 
+def _earlier(name: str, seed: int, c: Config, keys, grown) -> list[tuple]:
+    ("(key, setting, value) of unit (`name`, `seed`) under each earlier, smaller value of a length setting named in "
+     "`grown` (`((setting, (value, ...)), ...)`), largest first.")
+    out = [(unit_key(name, seed, Config(c, **{s: v}), keys), s, v) for s, vs in grown for v in vs
+           if isinstance(c.get(s), int) and v < c[s]]
+    return sorted(out, key=lambda t: -t[2])
+
+def _ended_before(rec: dict, cap: int) -> bool:
+    "Whether the unit of record `rec` ended before step `cap` (stopped early, or diverged): any larger cap runs it alike."
+    return isinstance(rec.get("steps"), int) and rec["steps"] < cap
+
+def _take_over(f: Path, key: str, earlier: list) -> tuple[dict | None, dict | None]:
+    ("The record of unit `key` adopted from the same unit run under a smaller cap that it never reached, and what it "
+     "replaces; else (None, what it replaces), with a capped unit's checkpoint moved to `key` to train on.")
+    for old, s, v in earlier:
+        g = f.with_name(f"{old}.json")
+        rec = {k: x for k, x in _kept_record(g, old).items() if k != "cached"} if g.exists() else None
+        if rec is not None and _ended_before(rec, v):
+            write_json(f, dict(rec, unit=key, replaces=dict(unit=old, **{s: v}, how="adopted")))
+            g.unlink()
+            return _kept_record(f, key), None
+        src, dest = unit_dir(old), unit_dir(key)
+        if (src / "checkpoint").is_dir() and not (dest / "checkpoint").exists():
+            with unit_lock(src):
+                dest.mkdir(parents=True, exist_ok=True)
+                for p in src.iterdir():
+                    if p.name != UNIT_LOCK: p.rename(dest / p.name)
+            print(f"unit {key}: resumes {old}'s checkpoint ({s} {v:,}), and trains on", flush=True)
+            return None, dict(unit=old, **{s: v}, how="resumed")
+        if rec is not None: return None, dict(unit=old, **{s: v}, how="trained again")
+    return None, None
+
 def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None,
-             **kw) -> dict:
-    "The record of unit (`name`, `seed`) kept in `folder`, else `fn(name, seed, c, out_dir=unit_dir(key))`, kept."
+             grown: tuple = (), **kw) -> dict:
+    ("The record of unit (`name`, `seed`) kept in `folder` (or adopted from a smaller cap in `grown` it never "
+     "reached), else `fn(name, seed, c, out_dir=unit_dir(key))`, kept.")
     key = unit_key(name, seed, c, keys)
     f = Path(folder) / f"{key}.json"
     if f.exists(): return _kept_record(f, key)
+    adopted, replaces = _take_over(f, key, _earlier(name, seed, c, keys, grown))
+    if adopted is not None: return adopted
     out = unit_dir(key)
     out.mkdir(parents=True, exist_ok=True)
     with unit_lock(out):
@@ -212,10 +247,12 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
         token = _SHAPING.set(None if keys is None else tuple(keys))
         try: rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
         finally: _SHAPING.reset(token)
-        rec.update(_trained_on(rec))
+        rec.update(_trained_on(rec), **(dict(replaces=replaces) if replaces else {}))
         f.parent.mkdir(parents=True, exist_ok=True)
         write_json(f, dict(rec, unit=key))
+        if replaces: f.with_name(f"{replaces['unit']}.json").unlink(missing_ok=True)   # the capped record it outgrew
     return dict(rec, unit=key, cached=False)
+
 
 # %% ../nbs/02d_units.ipynb #e2703162
 @dataclass(frozen=True)
@@ -226,6 +263,8 @@ class Units:
     names: Callable | None = None   # names(c): the units row `c` trains, each with every seed of `c.seeds`
     # settings a unit takes from its job, not from the row; its record keeps them
     varies: tuple = ()
+    # ((setting, (value, ...)), ...): earlier, smaller caps (`max_steps`) whose units `run_unit` adopts or trains on
+    grown: tuple = ()
 
     def row(self, c: Config, rec: dict | None = None, **job) -> Config:
         "The row of one unit: `c` with its job's settings (`job`, or those its record `rec` kept)."
@@ -238,7 +277,8 @@ class Units:
 
     def job(self, name: str, seed: int, c: Config, folder: Path, **kw) -> dict:
         "The arguments of `run_unit` for unit (`name`, `seed`) of row `c`, its record kept in `folder`."
-        return dict(fn=self.fn, name=name, seed=seed, c=c, folder=str(folder), keys=tuple(self.keys), **kw)
+        return dict(fn=self.fn, name=name, seed=seed, c=c, folder=str(folder), keys=tuple(self.keys),
+                    grown=self.grown, **kw)
 
 # %% ../nbs/02d_units.ipynb #be0f67d5
 RESULT_FIELDS = ("test_error", "valid_error", "valid_acc", "test_acc", "acc", "error")
@@ -356,17 +396,34 @@ def _git(root: Path, *args) -> subprocess.CompletedProcess:
     "`git args` in `root`."
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
 
+def _replaced(root: Path, files: list[str]) -> set[str]:
+    "The units whose records the records `files` (under `root`) replace (`run_unit`'s `replaces`)."
+    out = set()
+    for f in files:
+        try: r = json.loads((root / f).read_text())
+        except (OSError, ValueError): continue
+        if isinstance(r, dict) and isinstance(r.get("replaces"), dict): out.add(str(r["replaces"].get("unit")))
+    return out
+
 def commit_units(folder: Path, root: Path | None = None) -> list[str]:
-    "Commit the unit records (`*.json`) under `folder/units` that git lacks or that changed (not deleted), those only."
-    root, units = Path(root or project_root()), Path(folder) / "units"
+    ("Commit the unit records (`*.json`) under `folder/units` that git lacks or that changed, and the deletion of "
+     "those they replace; those only.")
+    root, units = Path(root or project_root()).resolve(), Path(folder) / "units"
     if not units.is_dir(): return []
     st = _git(root, "status", "--porcelain", "--untracked-files=all", "--", str(units.resolve()))
     if st.returncode: raise RuntimeError(f"git status failed in {root}: {st.stderr.strip()}")
+    lines = [l for l in st.stdout.splitlines() if l.endswith(".json")]
     # new or changed records only: one deleted or moved away by hand is the person's to commit
-    files = sorted(l[3:] for l in st.stdout.splitlines() if l.endswith(".json") and not {"D", "R"} & set(l[:2]))
+    files = sorted(l[3:] for l in lines if not {"D", "R"} & set(l[:2]))
+    if deleted := sorted(l[3:] for l in lines if l[:2].strip() == "D"):   # those a record replaces go with it
+        gone = _replaced(root, [str(p.relative_to(root)) for p in units.resolve().rglob("*.json")])
+        files += [f for f in deleted if Path(f).stem in gone]
     if not files: return []
-    names = " ".join(Path(f).stem.rsplit("_", 1)[0] for f in files)
-    message = f"Unit records: {len(files)} finished: {names}"
+    done = [Path(f).stem for f in files if (root / f).exists()]
+    gone = [Path(f).stem for f in files if not (root / f).exists()]
+    said = [f"{len(done)} finished: {' '.join(n.rsplit('_', 1)[0] for n in done)}" if done else "",
+            f"{len(gone)} replaced: {' '.join(gone)}" if gone else ""]
+    message = "Unit records: " + "; ".join(x for x in said if x)
     for step in (("add", "--", *files), ("commit", "-q", "-m", message, "--only", "--", *files)):
         r = _git(root, *step)
         if r.returncode: raise RuntimeError(f"git {step[0]} failed: {r.stderr.strip() or r.stdout.strip()}")
