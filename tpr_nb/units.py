@@ -4,7 +4,7 @@
 
 # %% ../nbs/02d_units.ipynb #29c3cfa8
 from __future__ import annotations
-import contextvars, fcntl, hashlib, json, os, subprocess, sys, threading, warnings
+import contextvars, fcntl, hashlib, json, os, shutil, subprocess, sys, threading, warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +17,8 @@ from .env import Heartbeat, project_root, write_json
 from .profiles import Config
 
 # %% auto #0
-__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'RESULT_FIELDS', 'PACE_EVALS', 'n_workers', 'map_runs', 'run_key',
-           'save_run', 'cached_run', 'unit_key', 'units_cache', 'unit_dir', 'unit_records', 'BusyError',
+__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'UNIT_REPLACES', 'RESULT_FIELDS', 'PACE_EVALS', 'n_workers', 'map_runs',
+           'run_key', 'save_run', 'cached_run', 'unit_key', 'units_cache', 'unit_dir', 'unit_records', 'BusyError',
            'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'shaping_keys', 'run_unit', 'Units',
            'unit_status', 'format_units', 'commit_units', 'unit_committer']
 
@@ -111,6 +111,7 @@ def cached_run(name: str, seed: int, c: Config, folder: Path, run_fn: Callable, 
 
 # %% ../nbs/02d_units.ipynb #efe3e616
 UNIT_OWNER, UNIT_LOCK = "record.json", "lock"   # in a unit's folder: where its record goes, and its lock
+UNIT_REPLACES = "replaces.json"                 # and, when it trains on a capped unit's checkpoint, which one
 
 def unit_key(name: str, seed: int, c: Config, keys: Sequence[str] | None = None) -> str:
     "The key of unit (`name`, `seed`): `run_key` of `c` restricted to `keys`, the settings that shape it."
@@ -210,6 +211,8 @@ def _ended_before(rec: dict, cap: int) -> bool:
 def _take_over(f: Path, key: str, earlier: list) -> tuple[dict | None, dict | None]:
     ("The record of unit `key` adopted from the same unit run under a smaller cap that it never reached, and what it "
      "replaces; else (None, what it replaces), with a capped unit's checkpoint moved to `key` to train on.")
+    dest = unit_dir(key)
+    if (dest / UNIT_REPLACES).exists(): return None, json.loads((dest / UNIT_REPLACES).read_text())   # moved before
     for old, s, v in earlier:
         g = f.with_name(f"{old}.json")
         rec = {k: x for k, x in _kept_record(g, old).items() if k != "cached"} if g.exists() else None
@@ -217,15 +220,17 @@ def _take_over(f: Path, key: str, earlier: list) -> tuple[dict | None, dict | No
             write_json(f, dict(rec, unit=key, replaces=dict(unit=old, **{s: v}, how="adopted")))
             g.unlink()
             return _kept_record(f, key), None
-        src, dest = unit_dir(old), unit_dir(key)
+        src, replaces = unit_dir(old), dict(unit=old, **{s: v}, how="resumed")
         if (src / "checkpoint").is_dir() and not (dest / "checkpoint").exists():
             with unit_lock(src):
                 dest.mkdir(parents=True, exist_ok=True)
                 for p in src.iterdir():
                     if p.name != UNIT_LOCK: p.rename(dest / p.name)
+                write_json(dest / UNIT_REPLACES, replaces)
+            shutil.rmtree(src, ignore_errors=True)
             print(f"unit {key}: resumes {old}'s checkpoint ({s} {v:,}), and trains on", flush=True)
-            return None, dict(unit=old, **{s: v}, how="resumed")
-        if rec is not None: return None, dict(unit=old, **{s: v}, how="trained again")
+            return None, replaces
+        if rec is not None: return None, dict(replaces, how="trained again")
     return None, None
 
 def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: Sequence[str] | None = None,
