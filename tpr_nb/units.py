@@ -208,6 +208,19 @@ def _ended_before(rec: dict, cap: int) -> bool:
     "Whether the unit of record `rec` ended before step `cap` (stopped early, or diverged): any larger cap runs it alike."
     return isinstance(rec.get("steps"), int) and rec["steps"] < cap
 
+def _move_unit(src: Path, dest: Path, f: Path, **note):
+    "Move unit folder `src`'s files into `dest` (when it has none), its owner file pointing at record `f`; `note` kept."
+    if not src.is_dir() or dest.exists(): return False
+    with unit_lock(src):
+        dest.mkdir(parents=True)
+        for p in src.iterdir():
+            if p.name != UNIT_LOCK: p.rename(dest / p.name)
+        owner = json.loads((dest / UNIT_OWNER).read_text()) if (dest / UNIT_OWNER).exists() else {}
+        write_json(dest / UNIT_OWNER, dict(owner, record=str(f.resolve())))
+        if note: write_json(dest / UNIT_REPLACES, note)
+    shutil.rmtree(src, ignore_errors=True)
+    return True
+
 def _take_over(f: Path, key: str, earlier: list) -> tuple[dict | None, dict | None]:
     ("The record of unit `key` adopted from the same unit run under a smaller cap that it never reached, and what it "
      "replaces; else (None, what it replaces), with a capped unit's checkpoint moved to `key` to train on.")
@@ -219,15 +232,10 @@ def _take_over(f: Path, key: str, earlier: list) -> tuple[dict | None, dict | No
         if rec is not None and _ended_before(rec, v):
             write_json(f, dict(rec, unit=key, replaces=dict(unit=old, **{s: v}, how="adopted")))
             g.unlink()
+            _move_unit(unit_dir(old), dest, f)               # its weights too, if this machine has them
             return _kept_record(f, key), None
-        src, replaces = unit_dir(old), dict(unit=old, **{s: v}, how="resumed")
-        if (src / "checkpoint").is_dir() and not (dest / "checkpoint").exists():
-            with unit_lock(src):
-                dest.mkdir(parents=True, exist_ok=True)
-                for p in src.iterdir():
-                    if p.name != UNIT_LOCK: p.rename(dest / p.name)
-                write_json(dest / UNIT_REPLACES, replaces)
-            shutil.rmtree(src, ignore_errors=True)
+        replaces = dict(unit=old, **{s: v}, how="resumed")
+        if (unit_dir(old) / "checkpoint").is_dir() and _move_unit(unit_dir(old), dest, f, **replaces):
             print(f"unit {key}: resumes {old}'s checkpoint ({s} {v:,}), and trains on", flush=True)
             return None, replaces
         if rec is not None: return None, dict(replaces, how="trained again")
