@@ -4,10 +4,10 @@
 
 # %% ../nbs/03c_experiment.ipynb #b4cbfbc2
 from __future__ import annotations
-import math
+import json, math
 from dataclasses import dataclass, field
 from pathlib import Path
-from .env import git_commit
+from .env import device_name, git_commit
 from .papers import PAPERS, experiment, paper_in
 from .profiles import Config, check_profile, shrunk_sets
 from .report import make_record, merge_records, recipe_key, records_file, report_dir
@@ -45,6 +45,21 @@ class Run:
             raise ValueError(f"{self.notebook} trains no units (tpr_nb/papers.toml gives none)")
         return self.units.job(name, seed, self.config if c is None else c,
                               unit_records(self.out, PAPERS[self.paper].folder), **kw)
+
+    def trained_on(self) -> str:
+        ("The machines that trained this run's units (their records' `devices`, in order, joined by ' + '); this "
+         "machine's name when it trains none. A unit's record keeps where it trained; a notebook may run elsewhere.")
+        if self.units is None: return device_name()
+        c, folder, devices = self.config, unit_records(self.out, PAPERS[self.paper].folder), []
+        for name in self.units.names(c):
+            for s in c.seeds:
+                # a unit with settings that vary from job to job (a searched rate): each of its jobs' records
+                fs = (sorted(folder.glob(f"{name}_s{s}_*.json")) if self.units.varies else
+                      [folder / f"{self.units.key(name, s, self.units.row(c, {}))}.json"])
+                for f in fs:
+                    try: devices += json.loads(f.read_text()).get("devices") or ["a machine its record does not name"]
+                    except (OSError, ValueError, AttributeError): continue
+        return " + ".join(dict.fromkeys(devices)) or device_name()
 
     def record(self, claim_id: str, ours: float, *, seeds, wall_s: float, **kw) -> dict:
         "Record our measurement of a claim (`tpr_nb.report.make_record`); it lands at `finish`."
