@@ -19,8 +19,8 @@ from .profiles import Config
 # %% auto #0
 __all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'UNIT_REPLACES', 'RESULT_FIELDS', 'PACE_EVALS', 'n_workers', 'map_runs',
            'run_key', 'save_run', 'cached_run', 'unit_key', 'units_cache', 'unit_dir', 'unit_records', 'BusyError',
-           'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'shaping_keys', 'run_unit', 'Units',
-           'unit_status', 'format_units', 'commit_units', 'unit_committer']
+           'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'shaping_keys', 'trained_s', 'run_unit',
+           'Units', 'unit_status', 'format_units', 'commit_units', 'unit_committer']
 
 # %% ../nbs/02d_units.ipynb #5313a4b5
 def _one_thread():
@@ -196,6 +196,14 @@ def _trained_on(rec: dict) -> dict:
     hist = rec.get("history") if isinstance(rec.get("history"), list) else []
     devices = list(dict.fromkeys(h["device"] for h in hist if isinstance(h, dict) and h.get("device")))
     return dict(devices=devices) if devices else {}
+
+def trained_s(rec) -> float:
+    ("The seconds unit record `rec` trained over all its sessions: its `train_s`, else its history's last clock "
+     "(both carried across resumes), else its last session's `wall_s`.")
+    t, hist = rec.get("train_s"), rec.get("history")
+    if (t is None or t != t) and isinstance(hist, list) and hist and isinstance(hist[-1], dict):
+        t = hist[-1].get("time")
+    return float(rec["wall_s"] if t is None or t != t else t)
 
 def _earlier(name: str, seed: int, c: Config, keys, grown) -> list[tuple]:
     ("(key, setting, value) of unit (`name`, `seed`) under each earlier, smaller value of a length setting named in "
