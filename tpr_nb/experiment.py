@@ -11,7 +11,7 @@ from .env import device_name, git_commit
 from .papers import PAPERS, experiment, paper_in
 from .profiles import Config, check_profile, shrunk_sets
 from .report import make_record, merge_records, recipe_key, records_file, report_dir
-from .units import Units, run_unit, unit_records
+from .units import Units, run_unit, trained_where, unit_records
 
 # %% auto #0
 __all__ = ['Run', 'start', 'above_chance_z', 'share_se', 'train_unit']
@@ -50,16 +50,17 @@ class Run:
         ("The machines that trained this run's units (their records' `devices`, in order, joined by ' + '); this "
          "machine's name when it trains none. A unit's record keeps where it trained; a notebook may run elsewhere.")
         if self.units is None: return device_name()
-        c, folder, devices = self.config, unit_records(self.out, PAPERS[self.paper].folder), []
+        c, folder, recs = self.config, unit_records(self.out, PAPERS[self.paper].folder), []
         for name in self.units.names(c):
             for s in c.seeds:
                 # a unit with settings that vary from job to job (a searched rate): each of its jobs' records
                 fs = (sorted(folder.glob(f"{name}_s{s}_*.json")) if self.units.varies else
                       [folder / f"{self.units.key(name, s, self.units.row(c, {}))}.json"])
                 for f in fs:
-                    try: devices += json.loads(f.read_text()).get("devices") or ["a machine its record does not name"]
-                    except (OSError, ValueError, AttributeError): continue
-        return " + ".join(dict.fromkeys(devices)) or device_name()
+                    try: rec = json.loads(f.read_text())
+                    except (OSError, ValueError): continue
+                    if isinstance(rec, dict): recs.append(rec)
+        return trained_where(recs) or device_name()
 
     def record(self, claim_id: str, ours: float, *, seeds, wall_s: float, **kw) -> dict:
         "Record our measurement of a claim (`tpr_nb.report.make_record`); it lands at `finish`."

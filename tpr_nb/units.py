@@ -17,10 +17,10 @@ from .env import Heartbeat, project_root, write_json
 from .profiles import Config
 
 # %% auto #0
-__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'UNIT_REPLACES', 'RESULT_FIELDS', 'PACE_EVALS', 'n_workers', 'map_runs',
-           'run_key', 'save_run', 'cached_run', 'unit_key', 'units_cache', 'unit_dir', 'unit_records', 'BusyError',
-           'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'shaping_keys', 'trained_s', 'run_unit',
-           'Units', 'unit_status', 'format_units', 'commit_units', 'unit_committer']
+__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'UNIT_REPLACES', 'UNNAMED', 'RESULT_FIELDS', 'PACE_EVALS', 'n_workers',
+           'map_runs', 'run_key', 'save_run', 'cached_run', 'unit_key', 'units_cache', 'unit_dir', 'unit_records',
+           'BusyError', 'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'shaping_keys', 'trained_s',
+           'trained_where', 'run_unit', 'Units', 'unit_status', 'format_units', 'commit_units', 'unit_committer']
 
 # %% ../nbs/02d_units.ipynb #5313a4b5
 def _one_thread():
@@ -204,6 +204,13 @@ def trained_s(rec) -> float:
     if (t is None or t != t) and isinstance(hist, list) and hist and isinstance(hist[-1], dict):
         t = hist[-1].get("time")
     return float(rec["wall_s"] if t is None or t != t else t)
+
+UNNAMED = "a machine its record does not name"   # where a record from before device tracking trained
+
+def trained_where(recs) -> str:
+    "The machines that trained the runs of records `recs`: their `devices` (else their histories'), joined by ' + '."
+    devices = (r.get("devices") or _trained_on(r).get("devices") or [UNNAMED] for r in recs)
+    return " + ".join(dict.fromkeys(d for ds in devices for d in ds))
 
 def _earlier(name: str, seed: int, c: Config, keys, grown) -> list[tuple]:
     ("(key, setting, value) of unit (`name`, `seed`) under each earlier, smaller value of a length setting named in "
