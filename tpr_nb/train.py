@@ -302,7 +302,8 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep) -> boo
     if cfg.monitor not in m:
         raise KeyError(f"evaluate() returned {list(m)}, but the monitor is {cfg.monitor!r}")
     rec = dict(split="valid", step=st["step"], time=round(time.time() - t0, 2),
-               lr=opt.param_groups[0]["lr"], device=device_name(), **m)   # which machine trained up to here
+               lr=opt.param_groups[0]["lr"], device=device_name(), threads=torch.get_num_threads(),
+               **m)   # which machine, on how many threads, trained up to here
     history.append(rec)
     _log(out, rec)
     if _better(m[cfg.monitor], st["best"], cfg.mode):

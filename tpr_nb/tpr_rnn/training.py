@@ -17,11 +17,12 @@ from .model import TPRRNN
 from .babi import story_batches, MAX_SENTENCES
 
 # %% auto #0
-__all__ = ['APP_A', 'BATCHING', 'MODEL', 'MODEL_OPTIONAL', 'VARIANTS', 'TASK_UNIT', 'CAPPED', 'TASK_UNITS', 'ABLATION_UNITS',
-           'ALL_UNIT', 'ALL_UNITS', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK', 'ALL_TASK', 'ALL_CODE',
-           'ALL_DIAG', 'CODE_UNITS', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'SYSGEN_UNIT', 'SYSGEN_UNITS',
-           'babi_logits', 'babi_loss', 'babi_predict', 'babi_errors', 'model_settings', 'train_babi', 'run_task',
-           'task_unit', 'all_tasks_unit', 'app_a_row', 'sysgen_unit', 'task_table', 'plot_task_errors']
+__all__ = ['APP_A', 'BATCHING', 'MODEL', 'MODEL_OPTIONAL', 'KEPT', 'VARIANTS', 'TASK_UNIT', 'CAPPED', 'TASK_UNITS',
+           'ABLATION_UNITS', 'ALL_UNIT', 'ALL_UNITS', 'SINGLE_RECIPE', 'ALL_RECIPE', 'ALL_TASKS', 'SINGLE_TASK',
+           'ALL_TASK', 'ALL_CODE', 'ALL_DIAG', 'CODE_UNITS', 'ABLATION', 'SYSGEN', 'REPRESENTATIONS', 'SYSGEN_UNIT',
+           'SYSGEN_UNITS', 'babi_logits', 'babi_loss', 'babi_predict', 'babi_errors', 'model_settings', 'train_babi',
+           'kept_history', 'run_task', 'task_unit', 'all_tasks_unit', 'app_a_row', 'sysgen_unit', 'task_table',
+           'plot_task_errors']
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d1499ea3
 def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
@@ -97,6 +98,12 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
                train_config(c, seed, out_dir=out_dir))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #12e78fc4
+KEPT = ("step", "loss", "error", "time", "device", "threads")   # what a record keeps of each evaluation
+
+def kept_history(hist: list[dict]) -> list[dict]:
+    "The evaluations of `hist`, each cut to the fields a unit's record keeps (`KEPT`)."
+    return [{k: h[k] for k in KEPT if k in h} for h in hist]
+
 def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir: str | None = None,
              **model_kw) -> dict:
     ("Train a TPR-RNN on one bAbI task (`model_kw`: sizes and `move`/`backlink`; `out_dir`: checkpoints, so "
@@ -114,7 +121,7 @@ def run_task(task: int, seed: int, c: Config, limit: int | None = None, out_dir:
     return dict(facts, test_error=babi_errors(model, d["test"])["error"],
                 valid_error=min(h["error"] for h in hist),
                 steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"], note="; ".join(d["notes"]),
-                history=[{k: h[k] for k in ("step", "loss", "error", "time", "device") if k in h} for h in hist])
+                history=kept_history(hist))
 
 VARIANTS = {"w": dict(move=False, backlink=False), "wm": dict(move=True, backlink=False),
             "wb": dict(move=False, backlink=True)}   # Table 3
@@ -161,7 +168,7 @@ def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) 
     best = min(hist, key=lambda h: h[c.get("monitor", APP_A["monitor"])])
     return dict(facts, test_error=res["error"], per_task=res["per_task"], valid_error=best["error"],
                 best_step=best["step"], steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"],
-                history=[{k: h[k] for k in ("step", "loss", "error", "time", "device") if k in h} for h in hist],
+                history=kept_history(hist),
                 train_curve=[[r["step"], round(r["acc"], 4)] for r in log if r.get("split") == "train"])
 
 ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor",
@@ -258,7 +265,7 @@ def sysgen_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> 
     acc = {e: {t: 100 * sum(v) / len(v) for t, v in ts.items()} for e, ts in hits.items()}
     return dict(facts, acc=acc, test_acc=100 * sum(right) / len(right), valid_error=min(h["error"] for h in hist),
                 steps=hist[-1]["step"], wall_s=time.time() - t0, train_s=hist[-1]["time"],
-                history=[{k: h[k] for k in ("step", "loss", "error", "time", "device") if k in h} for h in hist])
+                history=kept_history(hist))
 
 SYSGEN_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool",
                "lr", "ln_eps", "pos_scaled", "learn_pad", "betas", "batch_size", "d_entity", "d_relation",
