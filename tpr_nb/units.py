@@ -17,16 +17,26 @@ from .env import Heartbeat, project_root, write_json
 from .profiles import Config
 
 # %% auto #0
-__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'UNIT_REPLACES', 'UNNAMED', 'RESULT_FIELDS', 'PACE_EVALS', 'n_workers',
-           'map_runs', 'run_key', 'save_run', 'cached_run', 'unit_key', 'units_cache', 'unit_dir', 'unit_records',
-           'BusyError', 'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'shaping_keys', 'trained_s',
-           'trained_where', 'run_unit', 'Units', 'unit_status', 'format_units', 'commit_units', 'unit_committer']
+__all__ = ['RUN_KEY_IGNORE', 'UNIT_OWNER', 'UNIT_LOCK', 'UNIT_REPLACES', 'UNNAMED', 'RESULT_FIELDS', 'PACE_EVALS', 'one_thread',
+           'n_workers', 'map_runs', 'run_key', 'save_run', 'cached_run', 'unit_key', 'units_cache', 'unit_dir',
+           'unit_records', 'BusyError', 'UnitBusyError', 'held', 'holder', 'unit_lock', 'unit_holder', 'shaping_keys',
+           'trained_s', 'trained_where', 'run_unit', 'Units', 'unit_status', 'format_units', 'commit_units',
+           'unit_committer']
 
 # %% ../nbs/02d_units.ipynb #5313a4b5
 def _one_thread():
     "A worker's initialiser: one torch thread."
     import torch
     torch.set_num_threads(1)
+
+@contextmanager
+def one_thread():
+    "Run the block on one torch thread, as every worker of `map_runs` does; the count is restored after."
+    import torch
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try: yield
+    finally: torch.set_num_threads(n)
 
 def _stop(ex):
     "Stop the workers of executor `ex` now, not when their runs end (hours, at full)."
@@ -273,7 +283,9 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
         write_json(out / UNIT_OWNER, dict(record=str(f.resolve()), max_steps=c.get("max_steps")))
         # `train_config` keeps only these in `row`
         token = _SHAPING.set(None if keys is None else tuple(keys))
-        try: rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
+        try:
+            with one_thread():                                   # the same sums in any process layout
+                rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
         finally: _SHAPING.reset(token)
         rec.update(_trained_on(rec), **(dict(replaces=replaces) if replaces else {}))
         f.parent.mkdir(parents=True, exist_ok=True)
