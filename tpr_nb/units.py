@@ -333,7 +333,9 @@ def _done_row(f: Path) -> dict:
     r = json.loads(f.read_text())
     if not isinstance(r, dict): raise ValueError("not a unit record")
     results = {k: r[k] for k in RESULT_FIELDS if isinstance(r.get(k), (int, float))}
-    return dict(paper=f.parent.name, unit=f.stem, state="done", steps=r.get("steps"), wall_s=r.get("wall_s"),
+    try: took = round(trained_s(r))
+    except (KeyError, TypeError, ValueError): took = None            # a record without a clock
+    return dict(paper=f.parent.name, unit=f.stem, state="done", steps=r.get("steps"), trained_s=took,
                 **results, note=str(r.get("note", "")))
 
 def _trainer_state(ck: Path | None) -> dict:
@@ -375,6 +377,11 @@ def _pace(log: Path) -> float | None:
     if len(run) < 2: return None
     return 3600 * (run[-1][0] - run[0][0]) / (run[-1][1] - run[0][1])
 
+def _clock(log: Path) -> float | None:
+    "The training clock (whole seconds, carried across resumes) at the last validation of the unit's log `log`."
+    ts = [h["time"] for h in _evaluations(log) if isinstance(h.get("time"), (int, float))]
+    return round(ts[-1]) if ts else None
+
 def _ahead(log: Path, step, max_steps) -> str:
     "The unit's pace, and the hours its remaining steps take at it, where its log and owner file tell."
     pace = _pace(log)
@@ -401,7 +408,8 @@ def _progress_row(o: Path, folder: Path) -> dict | None:
             f"best validation {_monitored(o.parent / 'metrics.jsonl', t.get('best_step'), t['best'])} "
             f"{t['best']:.3g} at step {t.get('best_step')}" if best else "",
             _ahead(o.parent / "metrics.jsonl", t.get("step"), owner.get("max_steps"))]
-    return dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"), wall_s=None,
+    return dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"),
+                trained_s=_clock(o.parent / "metrics.jsonl"),
                 note="; ".join(filter(None, note)))
 
 def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
@@ -420,9 +428,9 @@ def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
     return rows
 
 def format_units(rows: list[dict]) -> str:
-    "`unit_status`'s rows as a plain table, with a count per state."
+    "`unit_status`'s rows as a plain table (`trained_s`: its training over all sessions), with a count per state."
     if not rows: return "no unit records or checkpoints"
-    cols = ["paper", "unit", "state", "steps", "wall_s"] + [k for k in RESULT_FIELDS if any(k in r for r in rows)]
+    cols = ["paper", "unit", "state", "steps", "trained_s"] + [k for k in RESULT_FIELDS if any(k in r for r in rows)]
     cols += ["note"]
     fmt = lambda v: "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
     table = [cols] + [[fmt(r.get(k)) for k in cols] for r in rows]
