@@ -377,7 +377,7 @@ def _pace(log: Path) -> float | None:
     if len(run) < 2: return None
     return 3600 * (run[-1][0] - run[0][0]) / (run[-1][1] - run[0][1])
 
-def _clock(log: Path) -> float | None:
+def _clock(log: Path) -> int | None:
     "The training clock (whole seconds, carried across resumes) at the last validation of the unit's log `log`."
     ts = [h["time"] for h in _evaluations(log) if isinstance(h.get("time"), (int, float))]
     return round(ts[-1]) if ts else None
