@@ -72,3 +72,26 @@ def test_a_unit_is_trained_by_one_process_at_a_time(tmp_path, monkeypatch):
     assert p.exitcode == 0 and unit_holder(out) is None
     rec = run_unit(lambda *a, **k: pytest.fail("trained a finished unit"), "toy", 0, Config(steps=1), tmp_path / "kept", keys=["steps"])
     assert rec["cached"] and rec["loss"] == 0.5
+
+def _quick_unit(name, seed, c, out_dir):
+    return dict(name=name, seed=seed, loss=0.25)
+
+def test_a_queue_waits_for_a_unit_another_process_trains(tmp_path, monkeypatch):
+    "A queue meeting a unit another process trains runs its other units first, then takes that unit's record, untrained here."
+    import threading
+    from tpr_nb.profiles import Config
+    from tpr_nb.units import map_runs, run_unit
+    monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "cache"))
+    ctx = mp.get_context("spawn"); started, release = ctx.Event(), ctx.Event()
+    p = ctx.Process(target=_train_unit_in_child, args=(tmp_path / "cache", tmp_path / "kept", started, release)); p.start()
+    try:
+        assert started.wait(120)
+        job = dict(fn=_quick_unit, c=Config(steps=1), folder=tmp_path / "kept", keys=["steps"])
+        ended = []
+        threading.Timer(3.0, release.set).start()       # the other process finishes its unit in 3 s
+        out = map_runs(run_unit, [dict(job, name="toy", seed=0), dict(job, name="toy", seed=1)], poll=0.2,
+                       done=lambda i, r: ended.append(i))
+    finally: release.set(); p.join(60)
+    assert ended == [1, 0]                              # the free unit first, then the busy one
+    assert out[0]["cached"] and out[0]["loss"] == 0.5   # the other process's record: not trained again here
+    assert not out[1]["cached"] and out[1]["loss"] == 0.25

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02d_units.ipynb #29c3cfa8
 from __future__ import annotations
-import contextvars, fcntl, hashlib, json, os, shutil, subprocess, sys, threading, warnings
+import contextvars, fcntl, hashlib, json, os, shutil, subprocess, sys, threading, time, warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,33 +48,44 @@ def n_workers(workers: int) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(workers, cores or 1))
 
-def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs", done=None) -> list:
-    ("`[fn(**job) for job in jobs]`, on `n_workers(workers)` spawned one-thread processes when that is over 1; "
-     "`done(i, result)` runs here as each job `i` ends, in the order they end.")
-    hb = Heartbeat(desc)
-    workers = n_workers(workers)
-    done = done or (lambda i, r: None)
+def _map_round(fn, jobs, todo, workers, desc, done, out, finished, hb) -> list[int]:
+    ("Run jobs `todo` into `out` (each index into `finished` as it ends); the indices of those whose unit another "
+     "process trains now (`UnitBusyError`).")
+    busy = []
+    def ended(i, result):
+        "Keep job `i`'s result, or set it aside when its unit is busy."
+        try: out[i] = result()
+        except UnitBusyError as e:
+            print(f"{desc}: job {i} waits, the others go first: {e}", file=sys.__stderr__, flush=True)
+            busy.append(i)
+            return
+        done(i, out[i])
+        finished.append(i)
+        hb(f"{len(finished)} of {len(jobs)} done", force=True)
     if workers <= 1:
-        out = []
-        for k, j in enumerate(tqdm(jobs, desc=desc), 1):
-            out.append(fn(**j))
-            done(k - 1, out[-1])
-            hb(f"{k} of {len(jobs)} done", force=True)
-        return out
+        for i in tqdm(todo, desc=desc): ended(i, lambda: fn(**jobs[i]))
+        return busy
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
     ex = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_one_thread)
     try:
-        futs = {ex.submit(fn, **j): i for i, j in enumerate(jobs)}
-        out = [None] * len(jobs)
-        for k, f in enumerate(tqdm(as_completed(futs), total=len(jobs), desc=desc), 1):
-            out[futs[f]] = f.result()
-            done(futs[f], out[futs[f]])
-            hb(f"{k} of {len(jobs)} done", force=True)
+        futs = {ex.submit(fn, **jobs[i]): i for i in todo}
+        for f in tqdm(as_completed(futs), total=len(todo), desc=desc): ended(futs[f], f.result)
     except BaseException:          # Ctrl-C or a failed job
         _stop(ex)
         raise
     ex.shutdown()
+    return busy
+
+def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs", done=None, poll: float = 60.0) -> list:
+    ("`[fn(**job) for job in jobs]`, on `n_workers(workers)` spawned one-thread processes when that is over 1; "
+     "`done(i, result)` runs here as each job `i` ends, in the order they end; a busy unit's job waits its turn.")
+    out, todo, finished, hb = [None] * len(jobs), list(range(len(jobs))), [], Heartbeat(desc)
+    while todo:
+        then = done or (lambda i, r: None)
+        busy = _map_round(fn, jobs, todo, n_workers(workers), desc, then, out, finished, hb)
+        if len(busy) == len(todo): time.sleep(poll)      # only busy units are left: look again in a while
+        todo = busy
     return out
 
 # %% ../nbs/02d_units.ipynb #786032fa
