@@ -1,5 +1,6 @@
 "Records written by concurrent processes are all kept; damaged checkpoints are named errors (issue 36); a unit is trained by one process at a time."
 import json, multiprocessing as mp
+from contextlib import contextmanager
 from pathlib import Path
 import pytest, torch
 from torch import nn
@@ -55,20 +56,26 @@ def _train_unit_in_child(cache, kept, started, release):
     from tpr_nb.units import run_unit
     run_unit(_slow_unit, "toy", 0, Config(steps=1), kept, keys=["steps"], started=started, release=release)
 
-def test_a_unit_is_trained_by_one_process_at_a_time(tmp_path, monkeypatch):
-    "Another process training the unit: this run is refused, not let in to overwrite its checkpoints; once it is done, its record is taken."
-    from tpr_nb.profiles import Config
-    from tpr_nb.units import UnitBusyError, run_unit, unit_holder, unit_key
+@contextmanager
+def _another_process_trains(tmp_path, monkeypatch):
+    "A spawned process training unit ('toy', 0) under `tmp_path/cache` for the block: yields it and its release event."
     monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "cache"))
     ctx = mp.get_context("spawn"); started, release = ctx.Event(), ctx.Event()
     p = ctx.Process(target=_train_unit_in_child, args=(tmp_path / "cache", tmp_path / "kept", started, release)); p.start()
     try:
         assert started.wait(120)
+        yield p, release
+    finally: release.set(); p.join(60)
+
+def test_a_unit_is_trained_by_one_process_at_a_time(tmp_path, monkeypatch):
+    "Another process training the unit: this run is refused, not let in to overwrite its checkpoints; once it is done, its record is taken."
+    from tpr_nb.profiles import Config
+    from tpr_nb.units import UnitBusyError, run_unit, unit_holder, unit_key
+    with _another_process_trains(tmp_path, monkeypatch) as (p, release):
         out = tmp_path / "cache" / "units" / unit_key("toy", 0, Config(steps=1), ["steps"])
         assert unit_holder(out) == p.pid
         with pytest.raises(UnitBusyError, match=f"pid {p.pid}"):
             run_unit(lambda *a, **k: pytest.fail("trained a unit another process holds"), "toy", 0, Config(steps=1), tmp_path / "kept", keys=["steps"])
-    finally: release.set(); p.join(60)
     assert p.exitcode == 0 and unit_holder(out) is None
     rec = run_unit(lambda *a, **k: pytest.fail("trained a finished unit"), "toy", 0, Config(steps=1), tmp_path / "kept", keys=["steps"])
     assert rec["cached"] and rec["loss"] == 0.5
@@ -81,17 +88,12 @@ def test_a_queue_waits_for_a_unit_another_process_trains(tmp_path, monkeypatch):
     import threading
     from tpr_nb.profiles import Config
     from tpr_nb.units import map_runs, run_unit
-    monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "cache"))
-    ctx = mp.get_context("spawn"); started, release = ctx.Event(), ctx.Event()
-    p = ctx.Process(target=_train_unit_in_child, args=(tmp_path / "cache", tmp_path / "kept", started, release)); p.start()
-    try:
-        assert started.wait(120)
+    with _another_process_trains(tmp_path, monkeypatch) as (p, release):
         job = dict(fn=_quick_unit, c=Config(steps=1), folder=tmp_path / "kept", keys=["steps"])
         ended = []
         threading.Timer(3.0, release.set).start()       # the other process finishes its unit in 3 s
         out = map_runs(run_unit, [dict(job, name="toy", seed=0), dict(job, name="toy", seed=1)], poll=0.2,
                        done=lambda i, r: ended.append(i))
-    finally: release.set(); p.join(60)
     assert ended == [1, 0]                              # the free unit first, then the busy one
     assert out[0]["cached"] and out[0]["loss"] == 0.5   # the other process's record: not trained again here
     assert not out[1]["cached"] and out[1]["loss"] == 0.25
