@@ -83,17 +83,19 @@ def test_a_unit_is_trained_by_one_process_at_a_time(tmp_path, monkeypatch):
 def _quick_unit(name, seed, c, out_dir):
     return dict(name=name, seed=seed, loss=0.25)
 
-def test_a_queue_waits_for_a_unit_another_process_trains(tmp_path, monkeypatch):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_queue_waits_for_a_unit_another_process_trains(tmp_path, monkeypatch, workers):
     "A queue meeting a unit another process trains runs its other units first, then takes that unit's record, untrained here."
-    import threading
     from tpr_nb.profiles import Config
     from tpr_nb.units import map_runs, run_unit
     with _another_process_trains(tmp_path, monkeypatch) as (p, release):
         job = dict(fn=_quick_unit, c=Config(steps=1), folder=tmp_path / "kept", keys=["steps"])
         ended = []
-        threading.Timer(3.0, release.set).start()       # the other process finishes its unit in 3 s
-        out = map_runs(run_unit, [dict(job, name="toy", seed=0), dict(job, name="toy", seed=1)], poll=0.2,
-                       done=lambda i, r: ended.append(i))
+        def done(i, r):
+            ended.append(i)
+            release.set()           # the other process finishes its unit once this queue's free unit is done
+        out = map_runs(run_unit, [dict(job, name="toy", seed=0), dict(job, name="toy", seed=1)], workers, poll=0.2,
+                       done=done)   # on 2 cores, 2 workers: the error comes back from one of them
     assert ended == [1, 0]                              # the free unit first, then the busy one
     assert out[0]["cached"] and out[0]["loss"] == 0.5   # the other process's record: not trained again here
     assert not out[1]["cached"] and out[1]["loss"] == 0.25

@@ -48,15 +48,17 @@ def n_workers(workers: int) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(workers, cores or 1))
 
-def _map_round(fn, jobs, todo, workers, desc, done, out, finished, hb) -> list[int]:
+def _map_round(fn, jobs, todo, workers, desc, done, out, finished, told, hb) -> list[int]:
     ("Run jobs `todo` into `out` (each index into `finished` as it ends); the indices of those whose unit another "
-     "process trains now (`UnitBusyError`).")
+     "process trains now (`UnitBusyError`), each said once (`told`).")
     busy = []
     def ended(i, result):
         "Keep job `i`'s result, or set it aside when its unit is busy."
         try: out[i] = result()
         except UnitBusyError as e:
-            print(f"{desc}: job {i} waits, the others go first: {e}", file=sys.__stderr__, flush=True)
+            if i not in told:                             # said once, not at every look
+                print(f"{desc}: job {i} waits, the others go first: {e}", file=sys.__stderr__, flush=True)
+                told.add(i)
             busy.append(i)
             return
         done(i, out[i])
@@ -80,10 +82,10 @@ def _map_round(fn, jobs, todo, workers, desc, done, out, finished, hb) -> list[i
 def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs", done=None, poll: float = 60.0) -> list:
     ("`[fn(**job) for job in jobs]`, on `n_workers(workers)` spawned one-thread processes when that is over 1; "
      "`done(i, result)` runs here as each job `i` ends, in the order they end; a busy unit's job waits its turn.")
-    out, todo, finished, hb = [None] * len(jobs), list(range(len(jobs))), [], Heartbeat(desc)
+    out, todo, finished, told = [None] * len(jobs), list(range(len(jobs))), [], set()
+    then, hb = done or (lambda i, r: None), Heartbeat(desc)
     while todo:
-        then = done or (lambda i, r: None)
-        busy = _map_round(fn, jobs, todo, n_workers(workers), desc, then, out, finished, hb)
+        busy = _map_round(fn, jobs, todo, n_workers(workers), desc, then, out, finished, told, hb)
         if len(busy) == len(todo): time.sleep(poll)      # only busy units are left: look again in a while
         todo = busy
     return out
