@@ -4,7 +4,7 @@
 
 # %% ../nbs/03c_experiment.ipynb #b4cbfbc2
 from __future__ import annotations
-import json, math
+import json, math, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from .env import device_name, git_commit
@@ -14,7 +14,7 @@ from .report import make_record, merge_records, recipe_key, records_file, report
 from .units import Units, run_unit, trained_where, unit_records
 
 # %% auto #0
-__all__ = ['Run', 'start', 'above_chance_z', 'share_se', 'train_unit']
+__all__ = ['Run', 'start', 'above_chance_z', 'share_se', 'unlike_other_seeds', 'train_unit']
 
 # %% ../nbs/03c_experiment.ipynb #e25ff8d3
 @dataclass
@@ -99,6 +99,14 @@ def share_se(pct, n):
     return 100 * (p * (1 - p) / n) ** 0.5
 
 # %% ../nbs/03c_experiment.ipynb #7a11e0c2
+def unlike_other_seeds(folder: Path, key: str) -> list[str]:
+    ("The settings hashes of unit `key`'s name at its other seeds in the records folder `folder`, when `key`'s own "
+     "is none of them; else [].")
+    name, seed, h = key.rsplit("_", 2)
+    parts = [f.stem.rsplit("_", 2) for f in Path(folder).glob(f"{name}_s*_*.json")]
+    theirs = sorted({x for n, s, x in parts if n == name and s != seed})
+    return [] if h in theirs else theirs
+
 def train_unit(notebook: str, name: str, seed: int, profile: str = "full", out=None, **varies) -> dict:
     ("The record of unit (`name`, `seed`) of experiment `notebook` at `profile`, trained here unless its record "
      "is in `out` (the report folder; None: reports/<profile>) already; `varies`: its `Units.varies` settings.")
@@ -111,4 +119,9 @@ def train_unit(notebook: str, name: str, seed: int, profile: str = "full", out=N
     if name not in u.names(c):
         raise ValueError(f"{run.notebook} at {profile} trains no unit {name!r}; its units: {', '.join(u.names(c))}")
     if seed not in c.seeds: raise ValueError(f"{run.notebook} at {profile} trains seeds {c.seeds}, not {seed}")
+    key = u.key(name, seed, Config(c, **varies))
+    if theirs := unlike_other_seeds(unit_records(run.out, PAPERS[run.paper].folder), key):
+        warnings.warn(f"unit {key}: no record of {name} at another seed has these settings (theirs: "
+                      f"{', '.join(theirs)}); its run trains this unit only if it picks them: check --set "
+                      f"({', '.join(u.varies) or 'none'})", stacklevel=2)
     return run_unit(**run.unit_job(name, seed, Config(c, **varies)))
