@@ -119,9 +119,10 @@ def train_unit(notebook: str, name: str, seed: int, profile: str = "full", out=N
     if name not in u.names(c):
         raise ValueError(f"{run.notebook} at {profile} trains no unit {name!r}; its units: {', '.join(u.names(c))}")
     if seed not in c.seeds: raise ValueError(f"{run.notebook} at {profile} trains seeds {c.seeds}, not {seed}")
-    key = u.key(name, seed, Config(c, **varies))
-    if theirs := unlike_other_seeds(unit_records(run.out, PAPERS[run.paper].folder), key):
+    row = Config(c, **varies)
+    key = u.key(name, seed, row)
+    if theirs := unlike_other_seeds(run.folder("units"), key):
         warnings.warn(f"unit {key}: no record of {name} at another seed has these settings (theirs: "
                       f"{', '.join(theirs)}); its run trains this unit only if it picks them: check --set "
                       f"({', '.join(u.varies) or 'none'})", stacklevel=2)
-    return run_unit(**run.unit_job(name, seed, Config(c, **varies)))
+    return run_unit(**run.unit_job(name, seed, row))
