@@ -39,3 +39,22 @@ def test_every_experiment_notebook_takes_its_inputs_as_parameters():
         code = ["".join(c["source"]) for c in cells]
         assert any(f'start("{e.notebook}", profile, overrides, out, commit)' in s for s in code), nb
         assert [s for s in code if not s.startswith("#| hide")][-1].startswith("run.finish()"), nb
+
+def test_entailment_lands_table2_then_each_figure_seed_by_seed(tmp_path, monkeypatch):
+    """`tpru/10_entailment` with units over two seeds lands Table 2's records, then Fig. 1's role sweep, then Fig. 2's
+    slices, over the seeds finished so far: a queue that stops part-way has Fig. 1 on the first seed before the rest."""
+    import json
+    monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "cache"))
+    nb, report = NBS / "tpru" / "10_entailment.ipynb", tmp_path / "report"
+    r = run_notebook(nb, tmp_path / nb.name, "smoke", report, overrides={"units": True, "seeds": [0, 1]})
+    assert r["status"] == "ok", r["error"]
+    cells = json.loads(Path(r["output"]).read_text())["cells"]
+    text = "".join("".join(o.get("text", "")) for c in cells if c["cell_type"] == "code" for o in c["outputs"])
+    landed = [l.split(": ")[0] for l in text.splitlines() if " landed over seeds " in l]
+    t2, figs = "Table 2's encoders landed over seeds", "Figs. 1 and 2's models landed over seeds"
+    assert landed == [f"{t2} [0]", f"{t2} [0, 1]"] + [f"{figs} [0]"] * 2 + [f"{figs} [0, 1]"] * 2
+    first, second = [int(l.split(": ")[1].split()[0]) for l in text.splitlines() if l.startswith(f"{figs} [0]:")]
+    assert first < second                          # Fig. 1's claims land before Fig. 2's models have trained
+    recs = {x["claim_id"]: x for x in json.loads((report / "metrics" / "tpru__logical_entailment.json").read_text())}
+    for claim in ("gru_val", "roles_spearman_val", "tpru8_minus_gru_val", "slices8_gain_small_n"):
+        assert recs[claim]["seeds"] == [0, 1], claim
