@@ -59,7 +59,7 @@ def test_a_screen_unit_trained_ahead_is_the_notebooks():
     run = start("tpru/10_entailment", "full")
     c, u = run.config, run.units
     steps = c.lr_screen_steps
-    for name in c.kinds:
+    for name in dict.fromkeys(c.kinds + c.sweep + c.slices):     # Table 2's, then Figs. 1 and 2's models
         for lr in c.lr_grid:
             job = dict(name=name, lr=lr, seed=0, max_steps=steps)    # a job of screened_search's first stage
             ahead = Config(c, **parse_set([f"lr={lr}", f"max_steps={steps}"]))   # as `tpr-nb units` reads them
