@@ -35,7 +35,8 @@ def test_data_check_fails_on_corruption_and_on_a_mirror_gap(tmp_path):
 @pytest.mark.skipif(not MIRROR, reason="needs TPR_NB_DATA (the shared mirror)")
 def test_truncated_copy_of_real_file_is_named(tmp_path):
     src = Path(MIRROR) / "ptb" / "ptb.test.txt"
-    (tmp_path / "ptb").mkdir(); (tmp_path / "ptb" / "ptb.test.txt").write_bytes(src.read_bytes()[:-100])
+    (tmp_path / "ptb").mkdir()
+    (tmp_path / "ptb" / "ptb.test.txt").write_bytes(src.read_bytes()[:-100])
     r = tpr_nb("data", "check", "--dataset", "ptb", env=dict(TPR_NB_DATA=str(tmp_path), TPR_NB_OFFLINE="1",
                                                                TPR_NB_CACHE=str(tmp_path / "c")))
     assert r.returncode == 1 and "truncated" in r.stdout
@@ -47,20 +48,26 @@ def test_unknown_profile_and_dataset_are_clear_errors(capsys):
     assert "unknown dataset 'imagenet'" in capsys.readouterr().err
 
 def test_prose_refreshes_executed_copies_and_names_stale_ones(tmp_path, capsys):
-    "`tpr-nb prose`: new prose reaches an executed copy with the same code; one whose code moved is named, exit 1."
+    "`tpr-nb prose`: new prose reaches an executed copy with the same code (in any layout); moved code is named, exit 1."
     import nbformat
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
     def nb(text, code, outputs=()):
         p = new_code_cell('profile = "smoke"', metadata={"tags": ["parameters"]})
         return new_notebook(cells=[new_markdown_cell(text), p, new_code_cell(code, outputs=list(outputs))])
     nbs, out = tmp_path / "nbs", tmp_path / "reports" / "quick"
-    for name, code_now, code_ran in [("a/10_same.ipynb", "print(1)", "print(1)"), ("b/10_moved.ipynb", "print(2)", "print(1)")]:
-        (nbs / name).parent.mkdir(parents=True, exist_ok=True); (out / "notebooks" / name).parent.mkdir(parents=True, exist_ok=True)
+    cases = [("a/10_same.ipynb", "print(1)", "print(1)"), ("b/10_moved.ipynb", "print(2)", "print(1)"),
+             ("c/10_split.ipynb", "%time x = 1\nif x:  # one\n    print(x)", "%time x = 1\nif x: print(x)"),
+             ("d/10_magic.ipynb", "%time print(1)", "%timeit print(1)")]
+    for name, code_now, code_ran in cases:
+        (nbs / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / "notebooks" / name).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb("# new prose", code_now), nbs / name)
         nbformat.write(nb("# old prose", code_ran, [new_output("stream", text="1\n")]), out / "notebooks" / name)
     assert main(["prose", "--nbs", str(nbs), "--out", str(out)]) == 1
     said = capsys.readouterr().out
-    assert "refreshed" in said and "b/10_moved.ipynb" in said.splitlines()[-1]
+    assert "refreshed" in said and said.splitlines()[-1].endswith("b/10_moved.ipynb, d/10_magic.ipynb")
+    split = nbformat.read(out / "notebooks" / "c/10_split.ipynb", as_version=4)
+    assert split.cells[2].source.endswith("    print(x)") and split.cells[2].outputs[0]["text"] == "1\n"
     same = nbformat.read(out / "notebooks" / "a/10_same.ipynb", as_version=4)
     assert same.cells[0].source == "# new prose" and same.cells[2].outputs[0]["text"] == "1\n"
     assert nbformat.read(out / "notebooks" / "b/10_moved.ipynb", as_version=4).cells[0].source == "# old prose"
@@ -71,13 +78,16 @@ def test_figures_saves_every_png_of_the_executed_copies(tmp_path, capsys):
     from nbformat.v4 import new_code_cell, new_notebook, new_output
     from PIL import Image
     def png(w):
-        b = io.BytesIO(); Image.new("RGB", (w, 2)).save(b, "PNG"); return base64.b64encode(b.getvalue()).decode()
+        b = io.BytesIO()
+        Image.new("RGB", (w, 2)).save(b, "PNG")
+        return base64.b64encode(b.getvalue()).decode()
     out = tmp_path / "reports" / "quick"
     for name, widths in [("urn/10_dyck.ipynb", [3, 4, 5]), ("tpru/11_lm.ipynb", []), ("tpru/11_lm.failed.ipynb", [6])]:
         cells = [new_code_cell("plot()", outputs=[new_output("display_data", data={"image/png": png(w)})]) for w in widths]
         (out / "notebooks" / name).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(new_notebook(cells=[new_code_cell("1", outputs=[new_output("stream", text="1\n")])] + cells), out / "notebooks" / name)
-    (out / "figures" / "tpru").mkdir(parents=True); (out / "figures" / "tpru" / "11_lm-1.png").write_bytes(b"stale")
+    (out / "figures" / "tpru").mkdir(parents=True)
+    (out / "figures" / "tpru" / "11_lm-1.png").write_bytes(b"stale")
     assert main(["figures", "--out", str(out)]) == 0
     assert "3 figures  urn/10_dyck.ipynb" in capsys.readouterr().out
     got = sorted(str(p.relative_to(out / "figures")) for p in (out / "figures").rglob("*.png"))
@@ -97,7 +107,8 @@ def test_repro_set_runs_into_its_own_folder(tmp_path):
     "`tpr-nb repro --only urn/10 --profile smoke --set seeds=[1]`: a real notebook, in reports/runs/<name>/ (here under a temporary --out), the override recorded; reports/smoke untouched."
     import json
     from tpr_nb.report import load_records
-    smoke = ROOT / "reports" / "smoke"; before = _snapshot(smoke)
+    smoke = ROOT / "reports" / "smoke"
+    before = _snapshot(smoke)
     r = tpr_nb("repro", "--only", "urn/10", "--profile", "smoke", "--out", str(tmp_path), "--set", "seeds=[1]", env=dict(OMP_NUM_THREADS="1"))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     run = tmp_path / "urn-10_dyck-smoke-seeds=1"

@@ -10,7 +10,8 @@ from tpr_nb.models import models_dir, repo_root, shipped_names, readme_text
 STORY = "Mary moved to the bathroom. John went to the hallway. Where is Mary?"
 
 def run(capsys, *argv):
-    rc = main(["demo", *argv]); out = capsys.readouterr()
+    rc = main(["demo", *argv])
+    out = capsys.readouterr()
     return rc, out.out, out.err
 
 def test_babi_answers_and_shows_three_inference_steps(capsys):

@@ -17,7 +17,8 @@ needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason=f"no Chromium binar
 def site(tmp_path_factory, worker_id):
     "The project's site, built once per test run: under pytest-xdist the workers share one build (pytest-xdist's recipe, with a lock)."
     if worker_id == "master":
-        out = tmp_path_factory.mktemp("site") / "_docs"; return out, build_site(out, quiet=True)
+        out = tmp_path_factory.mktemp("site") / "_docs"
+        return out, build_site(out, quiet=True)
     shared = tmp_path_factory.getbasetemp().parent          # this run's folder, common to its workers
     out, record = shared / "docs_site" / "_docs", shared / "docs_site.json"
     with open(shared / "docs_site.lock", "w") as lock:
@@ -26,7 +27,9 @@ def site(tmp_path_factory, worker_id):
         return out, json.loads(record.read_text())
 
 class _Hrefs(HTMLParser):
-    def __init__(self): super().__init__(); self.hrefs = []
+    def __init__(self):
+        super().__init__()
+        self.hrefs = []
     def handle_starttag(self, tag, attrs): self.hrefs += [v for k, v in attrs if tag == "a" and k == "href" and v]
 
 def test_site_links_every_page_and_nothing_dangles(site):
@@ -36,7 +39,8 @@ def test_site_links_every_page_and_nothing_dangles(site):
     assert (out / MARK).exists() and done["seconds"] < 300, done
     pages = collect_pages(project_root())
     assert {str(pg.out) for pg in pages} == {str(p.relative_to(out)) for p in out.rglob("*.html")}
-    p = _Hrefs(); p.feed((out / "index.html").read_text())
+    p = _Hrefs()
+    p.feed((out / "index.html").read_text())
     linked = {os.path.normpath(unquote(urlsplit(h).path)) for h in p.hrefs if not urlsplit(h).scheme}
     assert {str(pg.out) for pg in pages if str(pg.out) != "index.html"} <= linked   # the home page links every page
     executed = [pg for pg in pages if pg.src.parts[0] == "reports" and pg.src.suffix == ".ipynb"]
@@ -48,19 +52,25 @@ def test_site_links_every_page_and_nothing_dangles(site):
 
 def _above(fd: int, low: int) -> int:
     "`fd` moved to a descriptor number >= `low`."
-    new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, low); os.close(fd); return new
+    new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, low)
+    os.close(fd)
+    return new
 
 class Chromium:
     "Headless Chromium driven through the DevTools protocol on a pipe (`--remote-debugging-pipe`: fd 3 in, fd 4 out), no extra package."
     def __init__(self, profile_dir: Path):
         flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--remote-debugging-pipe",
                  f"--user-data-dir={profile_dir}", "--host-resolver-rules=MAP * ~NOTFOUND", "about:blank"]   # no network: CDN scripts fail at once
-        to_r, self._to_w = os.pipe(); self._from_r, from_w = os.pipe()
+        to_r, self._to_w = os.pipe()
+        self._from_r, from_w = os.pipe()
         to_r, from_w = (_above(fd, 10) for fd in (to_r, from_w))      # so that placing them at 3 and 4 cannot overwrite one another
-        def at_3_and_4(): os.dup2(to_r, 3); os.dup2(from_w, 4)        # in the child: dup2 leaves 3 and 4 inheritable, all else closes on exec
+        def at_3_and_4():  # in the child: dup2 leaves 3 and 4 inheritable, all else closes on exec
+            os.dup2(to_r, 3)
+            os.dup2(from_w, 4)
         self.proc = subprocess.Popen([CHROMIUM, *flags], preexec_fn=at_3_and_4, close_fds=False,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(to_r); os.close(from_w)
+        os.close(to_r)
+        os.close(from_w)
         self._n, self._buf, self.events = 0, b"", []
 
     def _read(self, deadline: float) -> dict:
@@ -73,7 +83,8 @@ class Chromium:
         return json.loads(msg)
 
     def send(self, method: str, params: dict | None = None, session: str | None = None, timeout: float = 60) -> dict:
-        self._n += 1; msg = dict(id=self._n, method=method, params=params or {}, **({"sessionId": session} if session else {}))
+        self._n += 1
+        msg = dict(id=self._n, method=method, params=params or {}, **({"sessionId": session} if session else {}))
         os.write(self._to_w, json.dumps(msg).encode() + b"\0")
         deadline = time.time() + timeout
         while True:
@@ -94,7 +105,8 @@ class Chromium:
         "Open `url` in a new tab, wait for its load event: (the value of the JavaScript `expression`, awaited; the URLs whose loading failed)."
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         s = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        self.send("Page.enable", session=s); self.send("Network.enable", session=s)
+        self.send("Page.enable", session=s)
+        self.send("Network.enable", session=s)
         self.send("Page.navigate", {"url": url}, session=s)
         self.wait_event("Page.loadEventFired", s)
         r = self.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True}, session=s)
@@ -109,8 +121,11 @@ class Chromium:
     def close(self):
         self.proc.terminate()
         try: self.proc.wait(10)
-        except subprocess.TimeoutExpired: self.proc.kill(); self.proc.wait()
-        os.close(self._to_w); os.close(self._from_r)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self._to_w)
+        os.close(self._from_r)
 
 INSPECT = """(async () => {
   const imgs = Array.from(document.images);
@@ -123,7 +138,9 @@ INSPECT = """(async () => {
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    b = Chromium(tmp_path_factory.mktemp("chromium-profile")); yield b; b.close()
+    b = Chromium(tmp_path_factory.mktemp("chromium-profile"))
+    yield b
+    b.close()
 
 def _experiment_page(out: Path) -> Path:
     "An executed experiment notebook's page with figures (URN Dyck when the quick report has it)."

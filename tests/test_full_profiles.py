@@ -44,9 +44,11 @@ class FitSpy:
             return m
         def loss(m, b):
             l, metrics = loss_fn(m, b)
-            rec["losses"].append(float(l.detach())); return l, metrics
+            rec["losses"].append(float(l.detach()))
+            return l, metrics
         model, hist = _REAL_FIT(make, batches, loss, evaluate, cfg, tag)
-        rec.update(model=model, history=hist); self.runs.append(rec)
+        rec.update(model=model, history=hist)
+        self.runs.append(rec)
         return model, hist
 
 def _note_grad(seen: dict, name: str, g):

@@ -58,7 +58,9 @@ def test_chunk_fillers_sum_word_contributions(n_chunks, seed):
     contrib = cm.contributions(ids, h)
     for b in range(len(n_chunks)):
         for k in range(T):
-            if flat[b, k] >= 0: contrib_sum = contrib[(flat == flat[b, k])].sum(0); torch.testing.assert_close(F[flat[b, k]], contrib_sum)
+            if flat[b, k] >= 0:
+                contrib_sum = contrib[(flat == flat[b, k])].sum(0)
+                torch.testing.assert_close(F[flat[b, k]], contrib_sum)
 
 @settings(max_examples=15, deadline=None)
 @given(n=st.integers(3, 40), cut=st.integers(2, 12), seed=seeds)
@@ -74,7 +76,8 @@ def test_contiguous_perplexity_does_not_depend_on_the_window(n, cut, seed):
 def test_relatedness_labels_partition_the_pairs(k):
     "With k verbs in two forms: k(2k-1) word pairs, k same-verb pairs, k(k-1) same-form pairs."
     pairs = [(f"v{i}", f"v{i}ing") for i in range(k)]
-    wp, ysem = relatedness(pairs, "semantic"); _, ysyn = relatedness(pairs, "syntactic")
+    wp, ysem = relatedness(pairs, "semantic")
+    _, ysyn = relatedness(pairs, "syntactic")
     assert len(wp) == k * (2 * k - 1) and sum(ysem) == k and sum(ysyn) == k * (k - 1)
     assert not any(a and b for a, b in zip(ysem, ysyn))
 

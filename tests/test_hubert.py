@@ -46,7 +46,9 @@ def test_ortho_penalty_pulls_R_towards_orthogonality():
     opt = torch.optim.SGD([m.tpr.R], lr=0.02)
     before = double_soft_orthogonality(m.tpr.R).item()
     for _ in range(200):
-        opt.zero_grad(); double_soft_orthogonality(m.tpr.R).backward(); opt.step()
+        opt.zero_grad()
+        double_soft_orthogonality(m.tpr.R).backward()
+        opt.step()
     assert double_soft_orthogonality(m.tpr.R).item() < 0.01 * before
 
 @pytest.mark.parametrize("parts", TRANSFER_COMBOS)

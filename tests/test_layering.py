@@ -78,7 +78,9 @@ def test_no_paper_imports_another_and_no_shared_module_imports_a_paper():
 def test_the_check_finds_each_kind_of_crossing(tmp_path):
     "A constructed tree with one crossing of each kind: the check names all of them and nothing else."
     def write(path, text):
-        p = tmp_path / path; p.parent.mkdir(parents=True, exist_ok=True); p.write_text(text)
+        p = tmp_path / path
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
     for paper in ("alpha", "beta"): write(f"tpr_nb/{paper}/__init__.py", "")
     write("tpr_nb/__init__.py", "")
     write("tpr_nb/shared.py", "import math\nfrom .data import x\n\ndef f():\n    from tpr_nb.beta.model import M\n")

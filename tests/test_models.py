@@ -22,7 +22,8 @@ ids = lambda *shape, hi=12: torch.randint(1, hi, shape, generator=g)
 
 def _babi(): return (ids(2, 3, 4), torch.tensor([3, 2]), ids(2, 4))
 def _pair():
-    a, a_len = ent.pad([ent.encode("(a|b)"), ent.encode("~(c)")]); b, b_len = ent.pad([ent.encode("(b|a)"), ent.encode("c")])
+    a, a_len = ent.pad([ent.encode("(a|b)"), ent.encode("~(c)")])
+    b, b_len = ent.pad([ent.encode("(b|a)"), ent.encode("c")])
     return ({"a": a, "b": b, "a_len": a_len, "b_len": b_len},)
 def _bert(): return (ids(2, 5, hi=60), torch.ones(2, 5, dtype=torch.long))
 
@@ -57,11 +58,14 @@ def _out(model, x, run=None):
 @pytest.mark.parametrize("kind", list(CASES))
 def test_every_model_kind_round_trips(kind, tmp_path):
     make, inputs, *run = CASES[kind]
-    torch.manual_seed(1); model = make().eval(); x = inputs()
+    torch.manual_seed(1)
+    model = make().eval()
+    x = inputs()
     save_model(model, tmp_path, note="kept")
     spec = json.loads((tmp_path / "model.json").read_text())
     json.dumps(spec)                                                           # plain JSON, nothing pickled
-    torch.manual_seed(2); back = load_model(tmp_path)                         # another seed: the weights come from the file
+    torch.manual_seed(2)  # another seed: the weights come from the file
+    back = load_model(tmp_path)
     assert type(back) is type(model) and not back.training
     assert back.state_dict().keys() == model.state_dict().keys()
     torch.testing.assert_close(_out(back, x, *run), _out(model, x, *run), rtol=0, atol=0)
@@ -88,7 +92,8 @@ def test_missing_damaged_or_mismatched_files_are_named(tmp_path):
     with pytest.raises(ModelFileError, match="truncated or corrupt"): load_model(tmp_path)
     w.unlink()
     with pytest.raises(ModelFileError, match="best.safetensors is missing"): load_model(tmp_path)
-    save_model(model, tmp_path); j.write_text('{"format": "tpr_nb.model", "call": "os:system", "kwargs": {}}')
+    save_model(model, tmp_path)
+    j.write_text('{"format": "tpr_nb.model", "call": "os:system", "kwargs": {}}')
     with pytest.raises(ModelFileError, match="names a class or function of tpr_nb"): load_model(tmp_path)
     j.write_text("{not json")
     with pytest.raises(ModelFileError, match="model.json is damaged"): load_model(tmp_path)

@@ -26,7 +26,8 @@ def test_hrr_algebra(d, seed):
 @settings(max_examples=40, deadline=None)
 @given(d=dims, data=st.data(), seed=seeds)
 def test_tpr_exact_recovery_with_dual_basis(d, data, seed):
-    n = data.draw(st.integers(1, d)); df = data.draw(st.integers(1, 9))
+    n = data.draw(st.integers(1, d))
+    df = data.draw(st.integers(1, 9))
     R = random_basis(d, n, "gaussian", torch.Generator().manual_seed(seed), dtype=torch.float64)
     if torch.linalg.cond(R) > 1e6: return
     F, U = vecs(seed + 1, df, n), torch.linalg.pinv(R).T                                          # the dual basis

@@ -24,29 +24,35 @@ def test_concurrent_records_are_all_kept(tmp_path):
     assert {k[1] for k in load_records(tmp_path)} == set(IDS)          # no read-modify-write lost another's records
 
 def test_damaged_metrics_file_is_named(tmp_path):
-    (tmp_path / "metrics").mkdir(); (tmp_path / "metrics" / "urn__dyck.json").write_text('[{"paper": "urn", ')
+    (tmp_path / "metrics").mkdir()
+    (tmp_path / "metrics" / "urn__dyck.json").write_text('[{"paper": "urn", ')
     with pytest.raises(ValueError, match="urn__dyck.json is damaged"): load_records(tmp_path)
 
 def _toy(tmp_path, steps):
-    X = torch.randn(64, 3); y = X.sum(-1)
+    X = torch.randn(64, 3)
+    y = X.sum(-1)
     return fit(lambda s: nn.Linear(3, 1), lambda ep: [(X[i:i + 16], y[i:i + 16]) for i in range(0, 64, 16)],
                lambda m, b: ((m(b[0]).squeeze(-1) - b[1]).pow(2).mean(), {}), lambda m: {"loss": (m(X).squeeze(-1) - y).pow(2).mean()},
                TrainConfig(max_steps=steps, eval_every=4, lr=0.05, out_dir=str(tmp_path), progress=False))
 
 def test_truncated_best_weights_are_a_named_error(tmp_path):
     _toy(tmp_path, 8)
-    best = tmp_path / "best.safetensors"; best.write_bytes(best.read_bytes()[:40])
+    best = tmp_path / "best.safetensors"
+    best.write_bytes(best.read_bytes()[:40])
     with pytest.raises(CheckpointError, match="best.safetensors"): _toy(tmp_path, 8)      # the finished run, called again
 
 def test_partial_checkpoint_is_a_checkpoint_error(tmp_path):
     _toy(tmp_path, 8)
-    st = tmp_path / "checkpoint" / "state.json"; meta = json.loads(st.read_text())
-    del meta["optimizer"]["param_groups"]; st.write_text(json.dumps(meta))
+    st = tmp_path / "checkpoint" / "state.json"
+    meta = json.loads(st.read_text())
+    del meta["optimizer"]["param_groups"]
+    st.write_text(json.dumps(meta))
     with pytest.raises(CheckpointError, match="incomplete or from another optimiser"):
         load_checkpoint(tmp_path / "checkpoint", nn.Linear(3, 1), torch.optim.Adam(nn.Linear(3, 1).parameters()))
 
 def _slow_unit(name, seed, c, out_dir, started=None, release=None):
-    started.set(); release.wait(60)
+    started.set()
+    release.wait(60)
     return dict(name=name, seed=seed, loss=0.5)
 
 def _train_unit_in_child(cache, kept, started, release):
@@ -60,12 +66,16 @@ def _train_unit_in_child(cache, kept, started, release):
 def _another_process_trains(tmp_path, monkeypatch):
     "A spawned process training unit ('toy', 0) under `tmp_path/cache` for the block: yields it and its release event."
     monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "cache"))
-    ctx = mp.get_context("spawn"); started, release = ctx.Event(), ctx.Event()
-    p = ctx.Process(target=_train_unit_in_child, args=(tmp_path / "cache", tmp_path / "kept", started, release)); p.start()
+    ctx = mp.get_context("spawn")
+    started, release = ctx.Event(), ctx.Event()
+    p = ctx.Process(target=_train_unit_in_child, args=(tmp_path / "cache", tmp_path / "kept", started, release))
+    p.start()
     try:
         assert started.wait(120)
         yield p, release
-    finally: release.set(); p.join(60)
+    finally:
+        release.set()
+        p.join(60)
 
 def test_a_unit_is_trained_by_one_process_at_a_time(tmp_path, monkeypatch):
     "Another process training the unit: this run is refused, not let in to overwrite its checkpoints; once it is done, its record is taken."

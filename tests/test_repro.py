@@ -10,10 +10,12 @@ from tpr_nb.report import CSV_COLUMNS
 from tpr_nb.claims import CLAIMS
 
 def make_nb(path: Path, body: str):
-    p = new_code_cell('profile = "smoke"'); p.metadata["tags"] = ["parameters"]
+    p = new_code_cell('profile = "smoke"')
+    p.metadata["tags"] = ["parameters"]
     nb = new_notebook(cells=[new_markdown_cell("# test"), p, new_code_cell(body)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "python3", "language": "python"}
-    path.parent.mkdir(parents=True, exist_ok=True); nbformat.write(nb, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
 
 GOOD = """
 from tpr_nb.experiment import Run
@@ -29,7 +31,8 @@ BAD = "raise RuntimeError('boom: the model diverged')"
 def project(tmp_path):
     make_nb(tmp_path / "nbs" / "tpr_rnn" / "10_good.ipynb", GOOD)
     make_nb(tmp_path / "nbs" / "urn" / "10_bad.ipynb", BAD)
-    lib = new_notebook(cells=[new_code_cell("x = 1")]); nbformat.write(lib, tmp_path / "nbs" / "00_lib.ipynb")
+    lib = new_notebook(cells=[new_code_cell("x = 1")])
+    nbformat.write(lib, tmp_path / "nbs" / "00_lib.ipynb")
     return tmp_path
 
 def test_discovery_and_only(project):
@@ -83,7 +86,8 @@ def test_every_claim_the_quick_report_leaves_unmeasured_says_what_it_needs():
 
 def foreground():
     "In the child before it starts: Ctrl-C's default action, as in a terminal's foreground job. A background job of a script starts with SIGINT ignored, and Python keeps it ignored: without this, the two interrupt tests fail whenever the suite itself runs in the background (`nohup make test &`)."
-    import signal; signal.signal(signal.SIGINT, signal.SIG_DFL)
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 def test_interrupted_repro_keeps_what_finished(tmp_path):
     "Ctrl-C in the middle of a notebook: runs.json keeps the finished notebooks' statuses and executed copies; a second run completes."
@@ -96,7 +100,9 @@ def test_interrupted_repro_keeps_what_finished(tmp_path):
     p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=foreground)
     t0 = time.time()
     while time.time() - t0 < 300 and not (out / "notebooks" / "b" / "10_slow.running.ipynb").exists(): time.sleep(0.5)   # a busy machine starts kernels slowly
-    time.sleep(3); p.send_signal(signal.SIGINT); p.communicate(timeout=300)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=300)
     runs = {r["notebook"]: r["status"] for r in json.loads((out / "runs.json").read_text())}
     assert runs == {"a/10_quick.ipynb": "ok", "b/10_slow.ipynb": "interrupted"}, runs
     assert (out / "notebooks" / "a" / "10_quick.ipynb").exists()
@@ -123,7 +129,8 @@ def test_interrupt_stops_what_the_notebook_started(tmp_path):
         t0 = time.time()
         while not (tmp_path / "grandchild.pid").exists() and time.time() - t0 < 30: time.sleep(0.1)
         pid = int((tmp_path / "grandchild.pid").read_text())
-        p.send_signal(sig); out, _ = p.communicate(timeout=60)
+        p.send_signal(sig)
+        out, _ = p.communicate(timeout=60)
         assert out.strip() == "interrupted", (sig, out)
         time.sleep(0.5)
         assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z", f"sleep {pid} survived {sig!r}"

@@ -20,7 +20,8 @@ MIRROR = os.environ.get("TPR_NB_DATA")
 
 def _dyck_model():
     from tpr_nb.urn.training import make_dyck_model
-    torch.manual_seed(0); return make_dyck_model("urn8", Config(lstm_embed=4, lstm_hidden=6))
+    torch.manual_seed(0)
+    return make_dyck_model("urn8", Config(lstm_embed=4, lstm_hidden=6))
 
 # ---------------------------------------------------------------- model files
 
@@ -34,7 +35,8 @@ def _dyck_model():
 def test_a_model_file_names_only_registered_builders(tmp_path, call, kwargs):
     "A tampered `call` (any name outside the registry of model builders) is refused by name, and nothing runs."
     save_model(_dyck_model(), tmp_path / "m")
-    mark = tmp_path / "pwned"; (tmp_path / "pwned.dir").mkdir()
+    mark = tmp_path / "pwned"
+    (tmp_path / "pwned.dir").mkdir()
     spec = json.loads((tmp_path / "m" / MODEL_JSON).read_text())
     spec.update(call=call, kwargs={k: v.format(mark=mark) if isinstance(v, str) else v for k, v in kwargs.items()})
     (tmp_path / "m" / MODEL_JSON).write_text(json.dumps(spec))
@@ -61,10 +63,13 @@ def test_weights_are_checked_against_their_sha256(tmp_path):
     save_model(_dyck_model(), tmp_path)
     spec, w = json.loads((tmp_path / MODEL_JSON).read_text()), tmp_path / MODEL_WEIGHTS
     assert spec["sha256"] == sha256_file(w)
-    b = bytearray(w.read_bytes()); b[-3] ^= 0xFF; w.write_bytes(bytes(b))          # a flipped byte after the header: still loads as safetensors
+    b = bytearray(w.read_bytes())  # a flipped byte after the header: still loads as safetensors
+    b[-3] ^= 0xFF
+    w.write_bytes(bytes(b))
     load_file(w)
     with pytest.raises(ModelFileError, match=r"best.safetensors: its sha256 .* does not match"): load_model(tmp_path)
-    del spec["sha256"]; (tmp_path / MODEL_JSON).write_text(json.dumps(spec))
+    del spec["sha256"]
+    (tmp_path / MODEL_JSON).write_text(json.dumps(spec))
     with pytest.raises(ModelFileError, match="model.json gives no sha256"): load_model(tmp_path)
 
 def test_non_finite_weights_and_unexpected_dtypes_are_refused(tmp_path):
@@ -96,7 +101,9 @@ def test_verdict_comes_from_the_registered_rule(tmp_path):
     from tpr_nb.report import load_records, record, verdict
     rec = record("tpr_rnn", "task01_error", 40.0, profile="quick", seeds=[0], wall_s=1, out=tmp_path)
     f = tmp_path / "metrics" / "tpr_rnn__babi_single.json"
-    recs = json.loads(f.read_text()); recs[0].update(rule="ours == ours", holds="yes"); f.write_text(json.dumps(recs))
+    recs = json.loads(f.read_text())
+    recs[0].update(rule="ours == ours", holds="yes")
+    f.write_text(json.dumps(recs))
     r = load_records(tmp_path)[("tpr_rnn", "task01_error")]
     vd, why = verdict(get_claim("tpr_rnn", "task01_error"), r, {})
     assert vd == "fails" and "ours == ours" in why and "registered" in why, (vd, why)
@@ -135,10 +142,12 @@ def test_bounded_rules_still_evaluate():
 # ---------------------------------------------------------------- records
 
 def make_nb(path: Path, body: str, params: str = 'profile = "smoke"'):
-    p = new_code_cell(params); p.metadata["tags"] = ["parameters"]
+    p = new_code_cell(params)
+    p.metadata["tags"] = ["parameters"]
     nb = new_notebook(cells=[new_markdown_cell("# test"), p, new_code_cell(body)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "python3", "language": "python"}
-    path.parent.mkdir(parents=True, exist_ok=True); nbformat.write(nb, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
 
 FIVE = ["task01_error", "task02_error", "task03_error", "task04_error", "task05_error"]
 
@@ -186,9 +195,11 @@ def test_report_files_are_written_atomically(tmp_path, monkeypatch):
         calls["n"] += 1
         return real_row(self, row) if calls["n"] <= 5 else full_disk()
     def half_text(self, data, *a, **k):
-        real_text(self, data[: len(data) // 2], *a, **k); full_disk()
+        real_text(self, data[: len(data) // 2], *a, **k)
+        full_disk()
     def half_png(self, fname, *a, **k):
-        Path(fname).write_bytes(b"\x89PNG half"); full_disk()
+        Path(fname).write_bytes(b"\x89PNG half")
+        full_disk()
     for name, (owner, attr, fake) in {"claims.csv": (csv.DictWriter, "writerow", some_rows),
                                       "REPORT.md": (Path, "write_text", half_text),
                                       "claims.png": (matplotlib.figure.Figure, "savefig", half_png)}.items():
@@ -249,7 +260,8 @@ def test_partial_run_claims_are_not_measured(tmp_path):
     make_nb(tmp_path / "nbs" / "tpr_rnn" / "11_all_tasks.ipynb", body, 'profile = "smoke"\noverrides = {}')
     runs, report = repro("smoke", only="tpr_rnn/11", nbs=tmp_path / "nbs", out=tmp_path / "runs", overrides={"tasks": [1]})
     assert runs[0]["status"] == "ok", runs
-    recs = load_records(report.parent); vs = judged(recs)
+    recs = load_records(report.parent)
+    vs = judged(recs)
     assert vs[("tpr_rnn", "all_mean_error")][0] == "not measured" and "partial run" in vs[("tpr_rnn", "all_mean_error")][1]
     assert vs[("tpr_rnn", "all_task01_error")][0] == "holds"
     text = report.read_text()
@@ -259,13 +271,15 @@ def test_partial_run_claims_are_not_measured(tmp_path):
 # ---------------------------------------------------------------- units
 
 def _toy_batches(n):
-    X = torch.randn(n, 3, generator=torch.Generator().manual_seed(n)); y = X.sum(-1)
+    X = torch.randn(n, 3, generator=torch.Generator().manual_seed(n))
+    y = X.sum(-1)
     return X, y
 
 def _fit_row(c, out, calls):
     X, y = _toy_batches(c.n_train)
     def evaluate(m):
-        calls.append(1); return {"loss": (m(X).squeeze(-1) - y).pow(2).mean()}
+        calls.append(1)
+        return {"loss": (m(X).squeeze(-1) - y).pow(2).mean()}
     return fit(lambda s: nn.Linear(3, 1), lambda ep: [(X[i:i + 16], y[i:i + 16]) for i in range(0, len(X), 16)],
                lambda m, b: ((m(b[0]).squeeze(-1) - b[1]).pow(2).mean(), {}), evaluate, train_config(c, 0, out_dir=str(out)))
 
@@ -276,7 +290,8 @@ def test_the_fingerprint_covers_the_whole_row(tmp_path):
     assert train_fingerprint(train_config(a)) != train_fingerprint(train_config(b))
     assert train_fingerprint(train_config(a)) == train_fingerprint(train_config(Config(a, progress=True, seeds=[0, 1])))
     calls = []
-    _fit_row(a, tmp_path, calls); n = len(calls)
+    _fit_row(a, tmp_path, calls)
+    n = len(calls)
     _fit_row(b, tmp_path, calls)
     assert len(calls) > n, "the finished run of other data came back without training"
 
@@ -286,9 +301,12 @@ def test_a_legacy_checkpoint_resumes(tmp_path):
     c = Config(max_steps=8, eval_every=4, lr=0.05, progress=False, n_train=64)
     calls = []
     _fit_row(c, tmp_path, calls)
-    st = tmp_path / "checkpoint" / "state.json"; meta = json.loads(st.read_text())
-    meta["trainer"]["config"] = _legacy_fingerprint(train_config(c, 0, out_dir=str(tmp_path))); st.write_text(json.dumps(meta))
-    n = len(calls); _fit_row(c, tmp_path, calls)
+    st = tmp_path / "checkpoint" / "state.json"
+    meta = json.loads(st.read_text())
+    meta["trainer"]["config"] = _legacy_fingerprint(train_config(c, 0, out_dir=str(tmp_path)))
+    st.write_text(json.dumps(meta))
+    n = len(calls)
+    _fit_row(c, tmp_path, calls)
     assert len(calls) == n and not list(tmp_path.glob("discarded-*"))
 
 def test_a_unit_record_of_another_key_is_refused(tmp_path, monkeypatch):
@@ -313,7 +331,8 @@ def test_units_skips_damaged_cache_entries(tmp_path, capsys):
         (cache / "units" / name).mkdir(parents=True)
         (cache / "units" / name / "record.json").write_bytes(owner if isinstance(owner, bytes) else owner.encode())
         if state is not None:
-            (cache / "units" / name / "checkpoint").mkdir(); (cache / "units" / name / "checkpoint" / "state.json").write_text(json.dumps(state))
+            (cache / "units" / name / "checkpoint").mkdir()
+            (cache / "units" / name / "checkpoint" / "state.json").write_text(json.dumps(state))
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         rows = unit_status(folder, cache)
@@ -324,7 +343,8 @@ def test_units_skips_damaged_cache_entries(tmp_path, capsys):
 # ---------------------------------------------------------------- training
 
 def _toy_fit(tmp_path, steps=8, evaluate=None, **kw):
-    X = torch.randn(64, 3); y = X.sum(-1)
+    X = torch.randn(64, 3)
+    y = X.sum(-1)
     ev = evaluate or (lambda m: {"loss": (m(X).squeeze(-1) - y).pow(2).mean()})
     return fit(lambda s: nn.Linear(3, 1), lambda ep: [(X[i:i + 16], y[i:i + 16]) for i in range(0, 64, 16)],
                lambda m, b: ((m(b[0]).squeeze(-1) - b[1]).pow(2).mean(), {}), ev,
@@ -358,9 +378,11 @@ def test_a_malformed_linzen_row_is_named(rows, named):
 
 def test_the_linzen_corpus_file_is_checked(tmp_path, monkeypatch):
     from tpr_nb.urn.agreement import linzen_corpus
-    d = tmp_path / "linzen_agreement"; d.mkdir()
+    d = tmp_path / "linzen_agreement"
+    d.mkdir()
     with gzip.open(d / "agr_50_mostcommon_10K.tsv.gz", "wt") as fh: fh.write(LINZEN_HEAD + "the dog barks\t3\tVBZ\n")
-    monkeypatch.setenv("TPR_NB_DATA", str(tmp_path)); monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "c"))
+    monkeypatch.setenv("TPR_NB_DATA", str(tmp_path))
+    monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "c"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match=r"agr_50_mostcommon_10K.tsv.gz, row 2: no n_diff_intervening"): linzen_corpus()
@@ -426,7 +448,8 @@ def test_a_corrupt_runs_json_is_named_with_its_fix(tmp_path, capsys):
 
 def test_a_metrics_file_of_the_wrong_shape_is_named(tmp_path):
     from tpr_nb.report import load_records
-    (tmp_path / "metrics").mkdir(); (tmp_path / "metrics" / "urn__dyck.json").write_text('[{"paper": "urn"}]')
+    (tmp_path / "metrics").mkdir()
+    (tmp_path / "metrics" / "urn__dyck.json").write_text('[{"paper": "urn"}]')
     with pytest.raises(ValueError, match="urn__dyck.json is damaged"): load_records(tmp_path)
     (tmp_path / "metrics" / "urn__dyck.json").write_text('{"paper": "urn"}')
     with pytest.raises(ValueError, match="urn__dyck.json is damaged"): load_records(tmp_path)

@@ -13,11 +13,14 @@ def test_orthonormal_write_move_backlink(E, R, seed):
     g = torch.Generator().manual_seed(seed)
     ents = random_basis(E, 3, "orthonormal", g, dtype=torch.float64).T[:, None]   # 3 entities, each (1, E)
     rels = random_basis(R, 3, "orthonormal", g, dtype=torch.float64).T[:, None]
-    a, b, c = ents; r1, r2, r3 = rels
+    a, b, c = ents
+    r1, r2, r3 = rels
     F = memory_update(torch.zeros(1, E, R, E, dtype=torch.float64), a, b, r1, r2, r3)       # a -r1-> b, b -r3-> a
-    torch.testing.assert_close(unbind3(F, a, r1), b); torch.testing.assert_close(unbind3(F, b, r3), a)
+    torch.testing.assert_close(unbind3(F, a, r1), b)
+    torch.testing.assert_close(unbind3(F, b, r3), a)
     F = memory_update(F, a, c, r1, r2, r3, backlink=False)                                    # a -r1-> c; b moves to r2
-    torch.testing.assert_close(unbind3(F, a, r1), c); torch.testing.assert_close(unbind3(F, a, r2), b)
+    torch.testing.assert_close(unbind3(F, a, r1), c)
+    torch.testing.assert_close(unbind3(F, a, r2), b)
 
 @settings(max_examples=15, deadline=None)
 @given(n=st.lists(st.integers(1, 6), min_size=2, max_size=5), seed=seeds)
@@ -25,8 +28,10 @@ def test_padding_never_changes_an_answer(n, seed):
     "A story's logits do not depend on the padding sentences, nor on its batch mates' lengths."
     torch.manual_seed(seed % 1000)
     model = TPRRNN(vocab_size=12, max_words=4, d_entity=5, d_relation=3).double()
-    T = max(n); g = torch.Generator().manual_seed(seed)
-    story = torch.randint(1, 12, (len(n), T, 4), generator=g); q = torch.randint(1, 12, (len(n), 4), generator=g)
+    T = max(n)
+    g = torch.Generator().manual_seed(seed)
+    story = torch.randint(1, 12, (len(n), T, 4), generator=g)
+    q = torch.randint(1, 12, (len(n), 4), generator=g)
     lengths = torch.tensor(n)
     batch = model(story, lengths, q)
     for i, k in enumerate(n):

@@ -16,7 +16,9 @@ def test_gradcheck_against_finite_differences(variant, slices, seed):
     torch.manual_seed(seed)
     m = TPRU(3, 4, 5, num_layers=1, batch_first=True, n_slices=slices, variant=variant).double()
     with torch.no_grad():
-        for c in m.cells: c.b_b.fill_(0.3); c.b_x.fill_(0.2)      # keep every relu away from its kink
+        for c in m.cells:  # keep every relu away from its kink
+            c.b_b.fill_(0.3)
+            c.b_x.fill_(0.2)
     x = torch.randn(2, 2, 3, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda x, *ps: m(x)[0].sum(), (x, *m.parameters()), eps=1e-6, atol=1e-5)
 

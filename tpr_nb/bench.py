@@ -14,12 +14,21 @@ __all__ = ['time_train_steps', 'cpu_step_times', 'synced_step_times']
 def time_train_steps(model, batches, loss_fn, steps: int, warmup: int = 3, lr: float = 1e-3) -> dict:
     "Mean forward, backward+update and step time (ms) and items/s of `steps` training steps on `batches` (cycled)."
     opt = torch.optim.Adam(model.parameters(), lr=lr)
-    fwd = bwd = 0.0; n = 0
+    fwd = bwd = 0.0
+    n = 0
     for i in range(warmup + steps):
         b = batches[i % len(batches)]
-        t0 = time.perf_counter(); loss = loss_fn(model, b)[0]; t1 = time.perf_counter()
-        opt.zero_grad(); loss.backward(); opt.step(); t2 = time.perf_counter()
-        if i >= warmup: fwd += t1 - t0; bwd += t2 - t1; n += len(next(iter(b.values())))
+        t0 = time.perf_counter()
+        loss = loss_fn(model, b)[0]
+        t1 = time.perf_counter()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        t2 = time.perf_counter()
+        if i >= warmup:
+            fwd += t1 - t0
+            bwd += t2 - t1
+            n += len(next(iter(b.values())))
     return dict(fwd_ms=1000 * fwd / steps, bwd_ms=1000 * bwd / steps, step_ms=1000 * (fwd + bwd) / steps, items_per_s=n / (fwd + bwd))
 
 # %% ../nbs/90_benchmarks.ipynb #18c070d9

@@ -146,7 +146,9 @@ def dyck_demo(s: str, model=None) -> dict:
     close = torch.tensor(CLOSE_IDS)
     rows, stack = [], []
     for t, c in enumerate(check_brackets(s)):
-        if c in OPEN: stack.append(CLOSE[OPEN.index(c)]); continue
+        if c in OPEN:
+            stack.append(CLOSE[OPEN.index(c)])
+            continue
         right = stack.pop()
         p = logits[t, close].softmax(-1)
         rows.append(dict(position=t, given=c, right=right, predicted=CLOSE[int(p.argmax())],

@@ -72,7 +72,9 @@ def collect_pages(root: Path) -> list[Page]:
     on_disk = lambda: [p.relative_to(root) for p in (root / "reports").rglob("*") if p.is_file()]
     reports = tracked if tracked is not None else on_disk()
     for p in sorted(reports):
-        if p == Path("reports/REPORT.md") and (root / p).exists(): pages.append(Page(p, _html(p))); continue
+        if p == Path("reports/REPORT.md") and (root / p).exists():
+            pages.append(Page(p, _html(p)))
+            continue
         if not (root / p).exists() or skip(p) or len(p.parts) < 3: continue
         if p.parts[2:] == ("REPORT.md",): pages.append(Page(p, _html(p)))
         # reports/<profile>/notebooks/<paper>/<nb>.ipynb ran nbs/<paper>/<nb>.ipynb
@@ -154,7 +156,9 @@ def render_page(root: Path, page: Page, html_of: dict, exp, extra_markdown: str 
     def link(m):
         url = H.unescape(m[2])
         new = _rewrite(root, page, url, html_of, assets)
-        if new is None: broken.append(url); return m[0]
+        if new is None:
+            broken.append(url)
+            return m[0]
         return m[1] + H.escape(new) + m[3]
     body = _LINK.sub(link, body)
     up = lambda t: quote(os.path.relpath(t, page.out.parent))
@@ -278,13 +282,17 @@ def _image_problem(data: bytes) -> str:
     from PIL import Image
     try:
         with Image.open(io.BytesIO(data)) as im: im.verify()
-        with Image.open(io.BytesIO(data)) as im: im.load(); w, h = im.size
+        with Image.open(io.BytesIO(data)) as im:
+            im.load()
+            w, h = im.size
     except Exception as e: return f"does not decode ({type(e).__name__}: {e})"
     return "" if w > 0 and h > 0 else f"has size {w}x{h}"
 
 class _Refs(HTMLParser):
     "Collects `(tag, attribute, value)` for every `href`/`src` of `a`, `img`, `link`, `script` in a page."
-    def __init__(self): super().__init__(); self.refs = []
+    def __init__(self):
+        super().__init__()
+        self.refs = []
     def handle_starttag(self, tag, attrs):
         if tag in ("a", "img", "link", "script"):
             self.refs += [(tag, k, v) for k, v in attrs if k in ("href", "src") and v]

@@ -208,10 +208,14 @@ def card_problems(card: Card) -> list[str]:
             continue
         if s.fact:
             try: resolve_fact(s.fact, where)
-            except ValueError as e: out.append(str(e)); continue
+            except ValueError as e:
+                out.append(str(e))
+                continue
         if full is None or s.expect is None: continue
         v = ours(s, full)
-        if v is _MISSING: out.append(f"{where}: the full row does not set it"); continue
+        if v is _MISSING:
+            out.append(f"{where}: the full row does not set it")
+            continue
         if isinstance(v, Unavailable): continue
         if s.status == "same" and not same_value(v, s.expect):
             out.append(f"{where}: ours at full is {_plain(v)!r}, the paper's is {s.expect!r}, and no "

@@ -323,12 +323,13 @@ def _new_prose(old, new):
     return old
 
 def _code(s: str) -> list:
-    "The tokens of Python source `s` without comments and inner line breaks; `s` where it does not tokenize."
-    import io, tokenize
-    skip = (tokenize.COMMENT, tokenize.NL)
-    try:
-        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(s).readline) if t.type not in skip]
-    except (tokenize.TokenError, SyntaxError, IndentationError): return [s]
+    "What Python source `s` does: its syntax tree and its magics, blind to comments and layout; else `s`."
+    import ast
+    lines = s.split("\n")
+    magic = [l.lstrip().startswith(("%", "!")) for l in lines]
+    body = "\n".join("" if m else l for l, m in zip(lines, magic))
+    try: return [ast.dump(ast.parse(body)), *(l.strip() for l, m in zip(lines, magic) if m)]
+    except (SyntaxError, ValueError): return [s]
 
 def refresh_prose(nb: Path, executed: Path) -> bool:
     "Copy `nb`'s prose (and code comments) into its executed copy when their code is the same; whether it changed."

@@ -65,7 +65,9 @@ def chunk_targets(chunk: Tensor) -> tuple[Tensor, int, Tensor]:
 # %% ../../nbs/hrr/02_chunk_model.ipynb #62fa2b6e
 def chunk_lm_loss(model: ChunkHRR, batch: dict, beta: float = 0.0) -> tuple[Tensor, dict]:
     "Word cross-entropy + next-chunk cross-entropy (+ `beta` x penalties) on a batch with `x`, `y`, `chunk`."
-    if model.training: model.step += 1; model.word.step += 1
+    if model.training:
+        model.step += 1
+        model.word.step += 1
     h, _ = model.word.hidden(batch["x"])
     word = Fn.cross_entropy(model.word.scores(h).flatten(0, 1), batch["y"].flatten(), ignore_index=0)
     flat, n, rows = chunk_targets(batch["chunk"])

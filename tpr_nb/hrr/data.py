@@ -153,7 +153,9 @@ def ud_role_chunks(split: str, vocab: Vocab, max_unk: float = 0.1, max_len: int 
             if lab is None or h not in pos: continue
             a, b = base_chunk(h, head, rel, upos)
             kept = [pos[k] for k in range(a, b) if k in pos]
-            if 0 < len(kept) <= max_len: chunks.append((kept[0], kept[-1] + 1)); labels.append(lab)
+            if 0 < len(kept) <= max_len:
+                chunks.append((kept[0], kept[-1] + 1))
+                labels.append(lab)
         if chunks:
             out.append(dict(ids=vocab.encode([w for w in words if w is not None]), chunks=chunks, labels=labels))
     return out

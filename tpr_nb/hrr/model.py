@@ -31,7 +31,9 @@ class HRREmbedding(nn.Module):
         F = torch.randn(n_roles, d, d_filler) / math.sqrt(d)
         r = torch.randn(n_roles, d)
         r = r / r.norm(dim=-1, keepdim=True)                                  # r_i
-        if basis == "fixed": self.register_buffer("F", F); self.register_buffer("r", r)
+        if basis == "fixed":
+            self.register_buffer("F", F)
+            self.register_buffer("r", r)
         else: self.F, self.r = nn.Parameter(F), nn.Parameter(r)
 
     def fillers(self, ids: Tensor) -> Tensor:

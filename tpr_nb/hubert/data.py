@@ -68,7 +68,9 @@ def load_task(task: str, split: str = "train") -> Dataset:
 
 def task_available(task: str, split: str = "train") -> bool:
     "Whether `task`'s `split` can be found (mirror, cache or an allowed download)."
-    try: load_task(task, split); return True
+    try:
+        load_task(task, split)
+        return True
     except DataMissingError: return False
 
 def nli_label(label: str) -> str:

@@ -109,7 +109,9 @@ def encode_stories(ds: Dataset, vocab: Vocab, max_words: int, max_sentences: int
     stories, questions, cut = [], [], 0
     for i, (story, q) in enumerate(zip(ds["story"], ds["question"])):
         if not story: raise ValueError(f"story {i} is empty: a question needs at least one sentence")
-        if len(story) > max_sentences: cut += 1; story = story[-max_sentences:]
+        if len(story) > max_sentences:
+            cut += 1
+            story = story[-max_sentences:]
         for s in [*story, q]:
             if len(s) > max_words:
                 raise ValueError(f"story {i}: a sentence has {len(s)} words, more than "

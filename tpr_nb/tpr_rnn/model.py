@@ -45,7 +45,9 @@ def mlp(d_in: int, d_hidden: int, d_out: int) -> nn.Sequential:
     "Two tanh layers with Glorot (Xavier-uniform) weights and zero biases, as App. A describes."
     net = nn.Sequential(nn.Linear(d_in, d_hidden), nn.Tanh(), nn.Linear(d_hidden, d_out), nn.Tanh())
     for m in net:
-        if isinstance(m, nn.Linear): nn.init.xavier_uniform_(m.weight); nn.init.zeros_(m.bias)
+        if isinstance(m, nn.Linear):
+            nn.init.xavier_uniform_(m.weight)
+            nn.init.zeros_(m.bias)
     return net
 
 def mlps(nets: list[nn.Sequential], x: Tensor) -> list[Tensor]:

@@ -120,8 +120,11 @@ def loop(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None
         nb, f = step(b, gx[:, t], rx[:, t], Mb, Rk, bb, softmax, self.eps)
         if mask is not None:
             m = mask[:, t, None]
-            nb = torch.where(m, nb, b); f = f * m[..., None]
-        b = nb; outs.append(b); fills.append(f)
+            nb = torch.where(m, nb, b)
+            f = f * m[..., None]
+        b = nb
+        outs.append(b)
+        fills.append(f)
     out = torch.stack(outs, 1)
     if mask is not None: out = out * mask[..., None]
     return out, b, torch.stack(fills, 1)

@@ -42,7 +42,9 @@ def parse(s: str):
         if c == "~": return ("~", formula())
         if c != "(": fail(f"unexpected {c!r}")
         left = formula()
-        if i < len(s) and s[i] == ")": i += 1; return left           # a parenthesised formula, as in ~(p)
+        if i < len(s) and s[i] == ")":  # a parenthesised formula, as in ~(p)
+            i += 1
+            return left
         if i >= len(s) or s[i] not in BINARY: fail("expected one of &|>")
         op = s[i]
         i += 1

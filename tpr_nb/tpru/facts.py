@@ -141,7 +141,9 @@ def entail_selection(row) -> str:
 @protocol_fact
 def entail_training_data(row) -> str:
     "The training pairs this machine has: Evans et al.'s train.txt, else the seeded stand-in of `n_train` pairs."
-    try: locate("logical_entailment", "train.txt", download_ok=False); return "train.txt (99,876 pairs)"
+    try:
+        locate("logical_entailment", "train.txt", download_ok=False)
+        return "train.txt (99,876 pairs)"
     except DataMissingError: return f"generated stand-in, {row['n_train']:,} pairs"
 
 @protocol_fact

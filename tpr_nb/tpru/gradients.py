@@ -68,7 +68,9 @@ def random_cell(variant: str = "ours", d: int = 16, d_in: int = 8, n_roles: int 
     "A float64 cell with random parameters and non-zero biases, for the checks."
     torch.manual_seed(seed)
     c = TPRUCell(d_in, d, n_roles, variant=variant).double()
-    with torch.no_grad(): c.b_b.fill_(-0.05); c.b_x.fill_(0.02)
+    with torch.no_grad():
+        c.b_b.fill_(-0.05)
+        c.b_x.fill_(0.02)
     return c
 
 # %% ../../nbs/tpru/02_gradients.ipynb #79ab3f09

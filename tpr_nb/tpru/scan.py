@@ -110,7 +110,9 @@ class FusedScan(torch.autograd.Function):
         delta = d_b.clone()
         for t in reversed(range(T)):
             delta = delta + d_out[:, t]
-            if mask is not None: m = mask[:, t, None]; skip, delta = delta * ~m, delta * m
+            if mask is not None:
+                m = mask[:, t, None]
+                skip, delta = delta * ~m, delta * m
             g = G[t]
             dBT[t] = delta * g                                                       # gate (Eq. 2)
             dZ[t, :, :d] = delta * (BT[t] - Bp[t]) * g * (1 - g)

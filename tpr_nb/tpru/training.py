@@ -130,7 +130,9 @@ class EntailmentModel(nn.Module):
                                  nn.Linear(hidden, 2 if head == "two_logits" else 1))
         # classifier.py: Kaiming-uniform weights, zero biases
         if head == "reference":
-            for l in (self.mlp[0], self.mlp[3]): nn.init.kaiming_uniform_(l.weight); nn.init.zeros_(l.bias)
+            for l in (self.mlp[0], self.mlp[3]):
+                nn.init.kaiming_uniform_(l.weight)
+                nn.init.zeros_(l.bias)
 
     def make_encoder(self, kind, d, n_roles, n_slices, num_layers, dropout, bidirectional=False,
                      bias=False) -> nn.Module:
@@ -219,8 +221,11 @@ class RNNLM(nn.Module):
         x = self.drop(self.emb(check_ids(ids, self.emb.num_embeddings, "word ids")))
         if self.kind == "lstm": h, state = self.rnn(x, state)
         elif return_fillers:
-            h, s, fills = self.rnn(x, None if state is None else state[0], return_fillers=True); state = (s,)
-        else: h, s = self.rnn(x, None if state is None else state[0]); state = (s,)
+            h, s, fills = self.rnn(x, None if state is None else state[0], return_fillers=True)
+            state = (s,)
+        else:
+            h, s = self.rnn(x, None if state is None else state[0])
+            state = (s,)
         logits = self.drop(h) @ self.emb.weight.T
         return (logits, state, fills) if return_fillers else (logits, state)
 

@@ -96,7 +96,9 @@ def linzen_test_agreement() -> tuple[list[dict], int]:
     out, dropped = [], 0
     for ex in load_linzen_testset():
         y = verb_number(ex["right"], ex["wrong"])
-        if y is None: dropped += 1; continue
+        if y is None:
+            dropped += 1
+            continue
         out.append(dict(prefix=[t.lower() for t in ex["tokens"][:ex["verb_index"]]], label=y, attractors=ex["attractors"],
                         verb=ex["right"].lower()))
     return out, dropped

@@ -41,7 +41,10 @@ def dyck_string(n_pairs: int, max_depth: int, rng: random.Random, n_kinds: int =
     "A random word of the Dyck language on the first `n_kinds` bracket pairs."
     out, stack = [], []
     for up in dyck_shape(n_pairs, max_depth, rng):
-        if up: k = rng.randrange(n_kinds); stack.append(k); out.append(OPEN[k])
+        if up:
+            k = rng.randrange(n_kinds)
+            stack.append(k)
+            out.append(OPEN[k])
         else: out.append(CLOSE[stack.pop()])
     return "".join(out)
 
