@@ -47,8 +47,8 @@ class Run:
                               unit_records(self.out, PAPERS[self.paper].folder), **kw)
 
     def trained_on(self) -> str:
-        ("The machines that trained this run's units (their records' `devices`, in order, joined by ' + '); this "
-         "machine's name when it trains none. A unit's record keeps where it trained; a notebook may run elsewhere.")
+        ("The machines that trained this run's units (their records' `devices`, joined by ' + '), else this "
+         "machine's name.")                # a unit's record keeps where it trained; a notebook may run elsewhere
         if self.units is None: return device_name()
         c, folder, recs = self.config, unit_records(self.out, PAPERS[self.paper].folder), []
         for name in self.units.names(c):
