@@ -64,7 +64,8 @@ def test_every_model_kind_round_trips(kind, tmp_path):
     save_model(model, tmp_path, note="kept")
     spec = json.loads((tmp_path / "model.json").read_text())
     json.dumps(spec)                                                           # plain JSON, nothing pickled
-    torch.manual_seed(2)  # another seed: the weights come from the file
+    # another seed: the weights come from the file
+    torch.manual_seed(2)
     back = load_model(tmp_path)
     assert type(back) is type(model) and not back.training
     assert back.state_dict().keys() == model.state_dict().keys()

@@ -63,7 +63,8 @@ def test_weights_are_checked_against_their_sha256(tmp_path):
     save_model(_dyck_model(), tmp_path)
     spec, w = json.loads((tmp_path / MODEL_JSON).read_text()), tmp_path / MODEL_WEIGHTS
     assert spec["sha256"] == sha256_file(w)
-    b = bytearray(w.read_bytes())  # a flipped byte after the header: still loads as safetensors
+    # a flipped byte after the header: still loads as safetensors
+    b = bytearray(w.read_bytes())
     b[-3] ^= 0xFF
     w.write_bytes(bytes(b))
     load_file(w)
