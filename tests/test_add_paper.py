@@ -73,12 +73,16 @@ def add_toy_paper(root: Path):
     "The README's steps, in a copy of the package under `root` (the toy's module written as nbdev_export would)."
     shutil.copytree(ROOT / "tpr_nb", root / "tpr_nb", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "settings.ini", root / "settings.ini")
-    with open(root / "tpr_nb" / "papers.toml", "a") as f: f.write(PAPER)                        # 1. register it
-    (root / "tpr_nb" / "toy").mkdir()                                                            # 2. its package
+    # 1. register it
+    with open(root / "tpr_nb" / "papers.toml", "a") as f: f.write(PAPER)
+    # 2. its package
+    (root / "tpr_nb" / "toy").mkdir()
     (root / "tpr_nb" / "toy" / "__init__.py").write_text('"""A toy paper. Modules: `guess`."""\n')
     (root / "tpr_nb" / "toy" / "guess.py").write_text(MODULE)
-    (root / "tpr_nb" / "claims_data" / "toy.toml").write_text(CLAIMS)                           # 3. its claims
-    (root / "tpr_nb" / "protocol_data" / "toy.toml").write_text(CARD)                           # 4. its notebook, card
+    # 3. its claims
+    (root / "tpr_nb" / "claims_data" / "toy.toml").write_text(CLAIMS)
+    # 4. its notebook, card
+    (root / "tpr_nb" / "protocol_data" / "toy.toml").write_text(CARD)
     p = new_code_cell(PARAMS, metadata={"tags": ["parameters"]})
     nb = new_notebook(cells=[new_markdown_cell("# Guessing\n\n> Table 1."), p, new_code_cell(BODY),
                              new_code_cell("run.finish()")],
@@ -89,8 +93,12 @@ def add_toy_paper(root: Path):
 def tpr_nb(root: Path, *args, code: str | None = None) -> subprocess.CompletedProcess:
     "`tpr-nb args` (or python `code`) in the project `root`, its package first on the path (the kernels inherit it)."
     env = {**os.environ, "PYTHONPATH": str(root), "MPLBACKEND": "Agg"}
-    cmd = ["-c", code] if code else ["-c", "import sys; from tpr_nb.cli import main; sys.exit(main(sys.argv[1:]))", *args]
-    return subprocess.run([sys.executable, *cmd], cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    cmd = ["-c", code] if code else [
+        "-c", "import sys; from tpr_nb.cli import main; sys.exit(main(sys.argv[1:]))", *args
+    ]
+    return subprocess.run(
+        [sys.executable, *cmd], cwd=root, env=env, capture_output=True, text=True, timeout=900
+    )
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
@@ -103,10 +111,12 @@ def test_the_copy_is_what_runs(project):
     assert Path(r.stdout.strip()) == project / "tpr_nb" / "__init__.py", r.stdout + r.stderr
 
 def test_every_list_of_papers_has_the_toy(project):
-    code = ("from tpr_nb.claims import CLAIMS; from tpr_nb.papers import PAPERS, experiment; "
-            "from tpr_nb.protocol import card_for, card_problems; "
-            "print([p for p in PAPERS][-1], [c.claim_id for c in CLAIMS if c.paper == 'toy'], "
-            "experiment('toy/10_guess').config('smoke').steps, card_problems(card_for('toy/10_guess')))")
+    code = (
+        "from tpr_nb.claims import CLAIMS; from tpr_nb.papers import PAPERS, experiment; "
+        "from tpr_nb.protocol import card_for, card_problems; "
+        "print([p for p in PAPERS][-1], [c.claim_id for c in CLAIMS if c.paper == 'toy'], "
+        "experiment('toy/10_guess').config('smoke').steps, card_problems(card_for('toy/10_guess')))"
+    )
     r = tpr_nb(project, code=code)
     assert r.stdout.split("\n")[0] == "toy ['guess_error'] 10 []", r.stdout + r.stderr
 
@@ -119,9 +129,15 @@ def test_the_toy_runs_at_smoke_into_the_report(project):
     assert (rec["claim_id"], rec["holds"], rec["notebook"]) == ("guess_error", "yes", "toy/10_guess.ipynb"), rec
     report = (out / "REPORT.md").read_text()
     assert "## toy" in report and "| toy | 1 | 0 | 0 | 0 | 0 |" in report, report[:3000]
-    assert "[1](figures/toy/10_guess-1.png)" in report                    # the figure, in the paper's folder
-    assert (out / "claims_toy.png").exists() and (out / "figures" / "toy" / "10_guess-1.png").exists()
-    assert "Protocol card: Table 1, the error of a guess of 42" in (out / "notebooks" / "toy" / "10_guess.ipynb").read_text()
+    # the figure, in the paper's folder
+    assert "[1](figures/toy/10_guess-1.png)" in report
+    assert (out / "claims_toy.png").exists() and (
+        out / "figures" / "toy" / "10_guess-1.png"
+    ).exists()
+    assert (
+        "Protocol card: Table 1, the error of a guess of 42"
+        in (out / "notebooks" / "toy" / "10_guess.ipynb").read_text()
+    )
 
 def test_set_is_checked_against_the_toys_table(project):
     r = tpr_nb(project, "repro", "--profile", "smoke", "--only", "toy/", "--set", "stepz=3")

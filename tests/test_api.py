@@ -17,7 +17,8 @@ def test_every_package_is_documented_and_exports_what_it_lists(name):
     assert pkg.__all__, f"{name} has no __all__"
     for n in pkg.__all__:
         obj = getattr(pkg, n)
-        if inspect.isclass(obj) or inspect.isfunction(obj): assert obj.__doc__, f"{name}.{n} has no docstring"
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            assert obj.__doc__, f"{name}.{n} has no docstring"
 
 def test_a_missing_name_is_an_attribute_error():
     import tpr_nb.tpr_rnn
@@ -26,5 +27,7 @@ def test_a_missing_name_is_an_attribute_error():
 def test_import_is_light():
     "`import tpr_nb` and a paper package import neither torch nor any paper's module until a name is used."
     code = "import sys, tpr_nb, tpr_nb.urn; print(sorted(m for m in sys.modules if m.startswith('tpr_nb') or m == 'torch'))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "['tpr_nb', 'tpr_nb.urn']", out

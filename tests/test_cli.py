@@ -24,9 +24,11 @@ def test_data_check_lists_every_dataset():
 def test_data_check_fails_on_corruption_and_on_a_mirror_gap(tmp_path):
     env = dict(TPR_NB_DATA=str(tmp_path), TPR_NB_CACHE=str(tmp_path / "cache"), TPR_NB_OFFLINE="1")
     r = tpr_nb("data", "check", "--dataset", "ptb", env=env)
-    assert r.returncode == 1 and r.stdout.count("missing-mirror") >= 3     # the mirror should have PTB: its absence is an error
+    # the mirror should have PTB: its absence is an error
+    assert r.returncode == 1 and r.stdout.count("missing-mirror") >= 3
     r = tpr_nb("data", "check", "--dataset", "ptb", env=dict(env, TPR_NB_DATA=""))
-    assert r.returncode == 0 and r.stdout.count("missing") >= 3            # no mirror set: absent files are only listed
+    # no mirror set: absent files are only listed
+    assert r.returncode == 0 and r.stdout.count("missing") >= 3
     (tmp_path / "ptb").mkdir()
     (tmp_path / "ptb" / "ptb.valid.txt").write_text("not the penn treebank\n")
     r = tpr_nb("data", "check", "--dataset", "ptb", env=env)
@@ -53,24 +55,35 @@ def test_prose_refreshes_executed_copies_and_names_stale_ones(tmp_path, capsys):
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
     def nb(text, code, outputs=()):
         p = new_code_cell('profile = "smoke"', metadata={"tags": ["parameters"]})
-        return new_notebook(cells=[new_markdown_cell(text), p, new_code_cell(code, outputs=list(outputs))])
+        return new_notebook(
+            cells=[new_markdown_cell(text), p,
+                   new_code_cell(code, outputs=list(outputs))])
     nbs, out = tmp_path / "nbs", tmp_path / "reports" / "quick"
-    cases = [("a/10_same.ipynb", "print(1)", "print(1)"), ("b/10_moved.ipynb", "print(2)", "print(1)"),
-             ("c/10_split.ipynb", "%time x = 1\nif x:  # one\n    print(x)", "%time x = 1\nif x: print(x)"),
+    cases = [("a/10_same.ipynb", "print(1)", "print(1)"),
+             ("b/10_moved.ipynb", "print(2)", "print(1)"),
+             ("c/10_split.ipynb", "%time x = 1\nif x:  # one\n    print(x)",
+              "%time x = 1\nif x: print(x)"),
              ("d/10_magic.ipynb", "%time print(1)", "%timeit print(1)")]
     for name, code_now, code_ran in cases:
         (nbs / name).parent.mkdir(parents=True, exist_ok=True)
         (out / "notebooks" / name).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb("# new prose", code_now), nbs / name)
-        nbformat.write(nb("# old prose", code_ran, [new_output("stream", text="1\n")]), out / "notebooks" / name)
+        nbformat.write(nb("# old prose", code_ran, [new_output("stream", text="1\n")]),
+                       out / "notebooks" / name)
     assert main(["prose", "--nbs", str(nbs), "--out", str(out)]) == 1
     said = capsys.readouterr().out
     assert "refreshed" in said and said.splitlines()[-1].endswith("b/10_moved.ipynb, d/10_magic.ipynb")
     split = nbformat.read(out / "notebooks" / "c/10_split.ipynb", as_version=4)
-    assert split.cells[2].source.endswith("    print(x)") and split.cells[2].outputs[0]["text"] == "1\n"
+    assert (
+        split.cells[2].source.endswith("    print(x)")
+        and split.cells[2].outputs[0]["text"] == "1\n"
+    )
     same = nbformat.read(out / "notebooks" / "a/10_same.ipynb", as_version=4)
     assert same.cells[0].source == "# new prose" and same.cells[2].outputs[0]["text"] == "1\n"
-    assert nbformat.read(out / "notebooks" / "b/10_moved.ipynb", as_version=4).cells[0].source == "# old prose"
+    assert (
+        nbformat.read(out / "notebooks" / "b/10_moved.ipynb", as_version=4).cells[0].source
+        == "# old prose"
+    )
 
 def test_figures_saves_every_png_of_the_executed_copies(tmp_path, capsys):
     "`tpr-nb figures`: each executed copy's image/png outputs become reports/<profile>/figures/<paper>/<stem>-<k>.png; stale ones go."
@@ -82,7 +95,8 @@ def test_figures_saves_every_png_of_the_executed_copies(tmp_path, capsys):
         Image.new("RGB", (w, 2)).save(b, "PNG")
         return base64.b64encode(b.getvalue()).decode()
     out = tmp_path / "reports" / "quick"
-    for name, widths in [("urn/10_dyck.ipynb", [3, 4, 5]), ("tpru/11_lm.ipynb", []), ("tpru/11_lm.failed.ipynb", [6])]:
+    for name, widths in [("urn/10_dyck.ipynb", [3, 4, 5]), ("tpru/11_lm.ipynb", []),
+                         ("tpru/11_lm.failed.ipynb", [6])]:
         cells = [new_code_cell("plot()", outputs=[new_output("display_data", data={"image/png": png(w)})]) for w in widths]
         (out / "notebooks" / name).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(new_notebook(cells=[new_code_cell("1", outputs=[new_output("stream", text="1\n")])] + cells), out / "notebooks" / name)
@@ -91,7 +105,8 @@ def test_figures_saves_every_png_of_the_executed_copies(tmp_path, capsys):
     assert main(["figures", "--out", str(out)]) == 0
     assert "3 figures  urn/10_dyck.ipynb" in capsys.readouterr().out
     got = sorted(str(p.relative_to(out / "figures")) for p in (out / "figures").rglob("*.png"))
-    assert got == ["urn/10_dyck-1.png", "urn/10_dyck-2.png", "urn/10_dyck-3.png"]      # no stale 11_lm-1, nothing from .failed
+    # no stale 11_lm-1, nothing from .failed
+    assert got == ["urn/10_dyck-1.png", "urn/10_dyck-2.png", "urn/10_dyck-3.png"]
     assert [Image.open(out / "figures" / g).size[0] for g in got] == [3, 4, 5]
     assert main(["figures", "--out", str(out), "--only", "nothing_matches"]) == 2
 
@@ -100,8 +115,11 @@ ROOT = Path(__file__).resolve().parents[1]
 def _snapshot(folder: Path) -> dict:
     "Every file under `folder`: its modification time and contents' hash."
     import hashlib
-    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, hashlib.sha256(p.read_bytes()).hexdigest())
-            for p in sorted(folder.rglob("*")) if p.is_file()} if folder.exists() else {}
+    return {
+        str(p.relative_to(folder)): (p.stat().st_mtime_ns,
+                                     hashlib.sha256(p.read_bytes()).hexdigest())
+        for p in sorted(folder.rglob("*")) if p.is_file()
+    } if folder.exists() else {}
 
 def test_repro_set_runs_into_its_own_folder(tmp_path):
     "`tpr-nb repro --only urn/10 --profile smoke --set seeds=[1]`: a real notebook, in reports/runs/<name>/ (here under a temporary --out), the override recorded; reports/smoke untouched."
@@ -118,7 +136,8 @@ def test_repro_set_runs_into_its_own_folder(tmp_path):
     top = (run / "REPORT.md").read_text().split("## Headline")[0]
     assert "not the `smoke` profile's report" in top and "| seeds | `[0]` | `[1]` |" in top, top
     recs = load_records(run)
-    assert recs and all(rec["seeds"] == [1] and rec["profile"] == "smoke" for rec in recs.values())   # the notebook ran with seed 1
+    # the notebook ran with seed 1
+    assert recs and all(rec["seeds"] == [1] and rec["profile"] == "smoke" for rec in recs.values())
     assert (run / "notebooks" / "urn" / "10_dyck.ipynb").exists() and list((run / "figures" / "urn").glob("10_dyck-*.png"))
     assert _snapshot(smoke) == before
 
@@ -128,9 +147,11 @@ def test_repro_set_refuses_an_unknown_key_before_running():
     smoke, runs = ROOT / "reports" / "smoke", ROOT / "reports" / "runs"
     before, runs_before = _snapshot(smoke), _snapshot(runs)
     t0 = time.time()
-    r = tpr_nb("repro", "--only", "urn/10", "--profile", "smoke", "--set", "seedz=[1]", "max_steps=2")
+    r = tpr_nb("repro", "--only", "urn/10", "--profile", "smoke", "--set", "seedz=[1]",
+               "max_steps=2")
     assert r.returncode == 2 and "unknown setting 'seedz'" in r.stderr and "max_steps, min_n" in r.stderr, r.stderr
-    assert "urn/10_dyck.ipynb ..." not in r.stdout and time.time() - t0 < 60     # refused before papermill ran the notebook
+    # refused before papermill ran the notebook
+    assert "urn/10_dyck.ipynb ..." not in r.stdout and time.time() - t0 < 60
     assert _snapshot(smoke) == before and _snapshot(runs) == runs_before
     r = tpr_nb("repro", "--only", "urn/1", "--profile", "smoke", "--set", "seeds=[1]")
     assert r.returncode == 2 and "matches 3 notebooks" in r.stderr, r.stderr
@@ -140,7 +161,9 @@ def test_repro_set_refuses_an_unknown_key_before_running():
 def test_units_train_finds_a_committed_unit_and_refuses_what_is_no_unit():
     "`tpr-nb units --train`: a unit whose record is committed is not trained again; a setting that shapes units is refused."
     r = tpr_nb("units", "--train", "tpr_rnn/11_all_tasks", "--name", "alltasks", "--seed", "0")
-    assert r.returncode == 0 and re.search(r"alltasks_s0_[0-9a-f]{10}: its record was there already", r.stdout), r.stdout + r.stderr
+    assert r.returncode == 0 and re.search(
+        r"alltasks_s0_[0-9a-f]{10}: its record was there already", r.stdout
+    ), (r.stdout + r.stderr)
     r = tpr_nb("units", "--train", "tpr_rnn/11_all_tasks", "--name", "alltasks", "--seed", "0", "--set", "max_steps=5")
     assert r.returncode == 2 and "would change what a unit is" in r.stderr, r.stderr
     r = tpr_nb("units", "--train", "tpr_rnn/11_all_tasks", "--name", "alltasks")

@@ -10,8 +10,10 @@ from tpr_nb.env import project_root
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason=f"no Chromium binary on PATH (looked for {', '.join(BROWSERS)}): "
-                                    "`make install` installs the Debian package chromium where apt-get can run as root")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason=f"no Chromium binary on PATH (looked for {', '.join(BROWSERS)}): "
+    "`make install` installs the Debian package chromium where apt-get can run as root")
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory, worker_id):
@@ -19,7 +21,8 @@ def site(tmp_path_factory, worker_id):
     if worker_id == "master":
         out = tmp_path_factory.mktemp("site") / "_docs"
         return out, build_site(out, quiet=True)
-    shared = tmp_path_factory.getbasetemp().parent          # this run's folder, common to its workers
+    # this run's folder, common to its workers
+    shared = tmp_path_factory.getbasetemp().parent
     out, record = shared / "docs_site" / "_docs", shared / "docs_site.json"
     with open(shared / "docs_site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -34,19 +37,25 @@ class _Hrefs(HTMLParser):
 
 def test_site_links_every_page_and_nothing_dangles(site):
     out, done = site
-    assert done["broken"] == [], done["broken"]                  # every relative link of the sources names a file
-    assert check_site(out) == []                                 # every href/src of the site resolves; every image decodes
+    # every relative link of the sources names a file
+    assert done["broken"] == [], done["broken"]
+    # every href/src of the site resolves; every image decodes
+    assert check_site(out) == []
     assert (out / MARK).exists() and done["seconds"] < 300, done
     pages = collect_pages(project_root())
     assert {str(pg.out) for pg in pages} == {str(p.relative_to(out)) for p in out.rglob("*.html")}
     p = _Hrefs()
     p.feed((out / "index.html").read_text())
-    linked = {os.path.normpath(unquote(urlsplit(h).path)) for h in p.hrefs if not urlsplit(h).scheme}
-    assert {str(pg.out) for pg in pages if str(pg.out) != "index.html"} <= linked   # the home page links every page
+    linked = {
+        os.path.normpath(unquote(urlsplit(h).path)) for h in p.hrefs if not urlsplit(h).scheme
+    }
+    # the home page links every page
+    assert {str(pg.out) for pg in pages if str(pg.out) != "index.html"} <= linked
     executed = [pg for pg in pages if pg.src.parts[0] == "reports" and pg.src.suffix == ".ipynb"]
     reports = [pg for pg in pages if pg.src.name == "REPORT.md"]
     assert executed and reports, "no committed report to render"
-    for r in reports:                                            # REPORT.md's links to its notebooks and figures are rewritten
+    # REPORT.md's links to its notebooks and figures are rewritten
+    for r in reports:
         html = (out / r.out).read_text()
         assert ".ipynb\"" not in html and ".md\"" not in html
 
@@ -59,11 +68,15 @@ def _above(fd: int, low: int) -> int:
 class Chromium:
     "Headless Chromium driven through the DevTools protocol on a pipe (`--remote-debugging-pipe`: fd 3 in, fd 4 out), no extra package."
     def __init__(self, profile_dir: Path):
-        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--remote-debugging-pipe",
-                 f"--user-data-dir={profile_dir}", "--host-resolver-rules=MAP * ~NOTFOUND", "about:blank"]   # no network: CDN scripts fail at once
+        flags = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--no-first-run", "--remote-debugging-pipe", f"--user-data-dir={profile_dir}",
+            "--host-resolver-rules=MAP * ~NOTFOUND", "about:blank"
+        ]  # no network: CDN scripts fail at once
         to_r, self._to_w = os.pipe()
         self._from_r, from_w = os.pipe()
-        to_r, from_w = (_above(fd, 10) for fd in (to_r, from_w))      # so that placing them at 3 and 4 cannot overwrite one another
+        # so that placing them at 3 and 4 cannot overwrite one another
+        to_r, from_w = (_above(fd, 10) for fd in (to_r, from_w))
         def at_3_and_4():  # in the child: dup2 leaves 3 and 4 inheritable, all else closes on exec
             os.dup2(to_r, 3)
             os.dup2(from_w, 4)
@@ -75,7 +88,8 @@ class Chromium:
 
     def _read(self, deadline: float) -> dict:
         while b"\0" not in self._buf:
-            if not select.select([self._from_r], [], [], max(0.0, deadline - time.time()))[0]: raise TimeoutError("Chromium did not answer")
+            if not select.select([self._from_r], [], [], max(0.0, deadline - time.time()))[0]:
+                raise TimeoutError("Chromium did not answer")
             chunk = os.read(self._from_r, 1 << 20)
             if not chunk: raise RuntimeError("Chromium closed its DevTools pipe")
             self._buf += chunk
@@ -98,7 +112,8 @@ class Chromium:
         deadline = time.time() + timeout
         while True:
             for i, m in enumerate(self.events):
-                if m.get("method") == method and m.get("sessionId") == session: return self.events.pop(i)
+                if m.get("method") == method and m.get("sessionId") == session:
+                    return self.events.pop(i)
             self.events.append(self._read(deadline))
 
     def load(self, url: str, expression: str) -> tuple:
@@ -112,8 +127,14 @@ class Chromium:
         r = self.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True}, session=s)
         if "exceptionDetails" in r: raise RuntimeError(r["exceptionDetails"])
         mine = [m for m in self.events if m.get("sessionId") == s]
-        urls = {m["params"]["requestId"]: m["params"]["request"]["url"] for m in mine if m.get("method") == "Network.requestWillBeSent"}
-        failed = [urls.get(m["params"]["requestId"], "?") for m in mine if m.get("method") == "Network.loadingFailed"]
+        urls = {
+            m["params"]["requestId"]: m["params"]["request"]["url"]
+            for m in mine if m.get("method") == "Network.requestWillBeSent"
+        }
+        failed = [
+            urls.get(m["params"]["requestId"], "?") for m in mine
+            if m.get("method") == "Network.loadingFailed"
+        ]
         self.events = [m for m in self.events if m.get("sessionId") != s]
         self.send("Target.closeTarget", {"targetId": target})
         return r["result"]["value"], failed
@@ -144,7 +165,8 @@ def browser(tmp_path_factory):
 
 def _experiment_page(out: Path) -> Path:
     "An executed experiment notebook's page with figures (URN Dyck when the quick report has it)."
-    pages = sorted(out.glob("reports/*/notebooks/*/*.html"), key=lambda p: (p.parts[-2:] != ("urn", "10_dyck.html"), str(p)))
+    pages = sorted(out.glob("reports/*/notebooks/*/*.html"),
+                   key=lambda p: (p.parts[-2:] != ("urn", "10_dyck.html"), str(p)))
     return next(p for p in pages if "<img" in p.read_text())
 
 @needs_chromium
@@ -154,12 +176,16 @@ def test_chromium_loads_every_figure_and_every_link_resolves(site, browser, whic
     page = out / "index.html" if which == "home" else _experiment_page(out)
     got, failed = browser.load(page.resolve().as_uri(), INSPECT)
     assert got["cells"] > 0 and got["title"] and got["sheets"], got["title"]
-    assert [u for u in failed if u.startswith("file:")] == []                               # every file the page loads (stylesheets, images) is there
+    # every file the page loads (stylesheets, images) is there
+    assert [u for u in failed if u.startswith("file:")] == []
     if which == "experiment": assert got["images"], f"{page} shows no figure"
-    assert [i for i in got["images"] if i["width"] == 0] == []                               # every figure decoded and drawn
+    # every figure decoded and drawn
+    assert [i for i in got["images"] if i["width"] == 0] == []
     local = [urlsplit(h) for h in got["links"] if h.startswith("file:")]
-    assert local and [h.path for h in local if not Path(unquote(h.path)).is_file()] == []      # every internal link opens a file...
-    assert all(Path(unquote(h.path)).resolve().is_relative_to(out.resolve()) for h in local)  # ...of the site
+    # every internal link opens a file...
+    assert local and [h.path for h in local if not Path(unquote(h.path)).is_file()] == []
+    # ...of the site
+    assert all(Path(unquote(h.path)).resolve().is_relative_to(out.resolve()) for h in local)
 
 MATHS = """(async () => {
   if (window.MathJax) await new Promise(r => MathJax.Hub.Queue(r));
@@ -183,9 +209,11 @@ def test_no_page_loads_a_script_from_another_site(site):
                for m in re.findall(r'<script[^>]+src="(https?://[^"]+)"', p.read_text())]
     assert offsite == [], offsite[:5]
 
-MATH_PAGES = ["nbs/00_algebra.html", "nbs/02c_optim.html", "nbs/tpr_rnn/00_model.html", "nbs/tpru/00_cell.html",
-              "nbs/urn/00_model.html", "index.html", "reports/quick/REPORT.html", "reports/full/REPORT.html",
-              "reports/REPORT.html"]
+MATH_PAGES = [
+    "nbs/00_algebra.html", "nbs/02c_optim.html", "nbs/tpr_rnn/00_model.html",
+    "nbs/tpru/00_cell.html", "nbs/urn/00_model.html", "index.html", "reports/quick/REPORT.html",
+    "reports/full/REPORT.html", "reports/REPORT.html"
+]
 
 @needs_chromium
 @pytest.mark.parametrize("page", MATH_PAGES)
@@ -195,7 +223,8 @@ def test_chromium_typesets_every_formula_and_table_offline(site, browser, page):
     got, failed = browser.load((out / page).resolve().as_uri(), MATHS)
     assert got["mathjax"], f"{page}: MathJax did not load"
     assert got["raw"] == [], f"{page}: {got['raw'][:3]}"
-    probes = "_static/mathjax/fonts/HTML-CSS/TeX/"     # MathJax 2.7 probes its TeX fonts, then uses the STIX ones shipped
+    # MathJax 2.7 probes its TeX fonts, then uses the STIX ones shipped
+    probes = "_static/mathjax/fonts/HTML-CSS/TeX/"
     assert [u for u in failed if u.startswith(("file:", "http")) and probes not in u] == [], failed
     if page.startswith("nbs/") and page != "index.html": assert got["typeset"] > 0, f"{page}: no equation typeset"
 

@@ -16,8 +16,9 @@ def judge(paper, claim_id, ours, refs, profile="smoke"):
     return verdict(get_claim(paper, claim_id), r, recs)[0]
 
 
-# (paper, claim, a value its rule accepts, the yardsticks of a model at chance, of a trained one): the claims that held
-# at the smoke profile (models trained a few steps) before their guards, one of each kind
+# (paper, claim, a value its rule accepts, the yardsticks of a model at chance, of a trained
+# one): the claims that held at the smoke profile (models trained a few steps) before their
+# guards, one of each kind
 AT_CHANCE = [
     ("tpr_rnn", "glenn_drop", 0.0, dict(alex_minus_chance=1.0, alex_above_chance_z=0.3),
      dict(alex_minus_chance=40.0, alex_above_chance_z=12.0)),
@@ -42,22 +43,25 @@ AT_CHANCE = [
     ("tpru", "bidaf_tpru_minus_gru_val", 2.0, dict(bidaf_min_val_z=0.4), dict(bidaf_min_val_z=10.0)),
     ("tpru", "tpru_minus_lstm_train_nll_epoch1", -0.1, dict(lm_worst_over_unigram_ppl=4.0),
      dict(lm_worst_over_unigram_ppl=0.5)),
-    # guarded in stop 57: rules that models at chance could meet, though the smoke profile happened not to
+    # guarded in stop 57: rules that models at chance could meet, though the smoke profile
+    # happened not to
     ("tpru", "slices8_gain_small_n", 1.0, dict(le_min_val_z=0.4), dict(le_min_val_z=10.0)),
     ("tpru", "wt2_tpru_over_lstm_ppl", 1.0, dict(wt2_worst_over_unigram_ppl=4.0), dict(wt2_worst_over_unigram_ppl=0.5)),
     ("tpru", "mod3_grad_norm_ratio", 1.2, dict(mod_min_val_z=0.4), dict(mod_min_val_z=10.0)),
     ("tpru", "tpru_minus_best_mod_val", 0.5, dict(mod_min_val_z=0.4), dict(mod_min_val_z=10.0)),
     ("hubert", "role_nn_dedicated", 0.95, dict(role_nn_untrained=0.97), dict(role_nn_untrained=0.6)),
     ("hubert", "role_punct_dedicated", 0.8, dict(role_punct_untrained=0.9), dict(role_punct_untrained=0.3)),
-    # guarded in stop 58: a language model that learned (perplexity half the unigram's) whose PART gap is not above
-    # the same model's before training (1.72 trained, 1.71 untrained at quick, tpru/13) plus two standard errors
+    # guarded in stop 58: a language model that learned (perplexity half the unigram's) whose PART
+    # gap is not above the same model's before training (1.72 trained, 1.71 untrained at quick,
+    # tpru/13) plus two standard errors
     ("tpru", "part_pmi_gap", 1.72, dict(pmi_lm_over_unigram_ppl=0.5, part_pmi_gap_untrained=1.71 + 2 * 0.05),
      dict(pmi_lm_over_unigram_ppl=0.5, part_pmi_gap_untrained=0.2)),
 ]
 
 
 def test_a_diagnostic_count_an_untrained_model_matches_is_no_evidence():
-    # n_tags_dedicated_role is this project's diagnostic (not counted in the headline), guarded all the same
+    # n_tags_dedicated_role is this project's diagnostic (not counted in the headline), guarded
+    # all the same
     ok, untrained = dict(pmi_lm_over_unigram_ppl=0.5), "n_tags_dedicated_role_untrained"
     assert judge("tpru", "n_tags_dedicated_role", 6, {**ok, untrained: 6}) == "inconclusive"
     assert judge("tpru", "n_tags_dedicated_role", 6, {**ok, untrained: 0}) == "holds"
@@ -65,10 +69,13 @@ def test_a_diagnostic_count_an_untrained_model_matches_is_no_evidence():
 
 @pytest.mark.parametrize("paper,claim_id,ours,chance,trained", AT_CHANCE)
 def test_a_model_at_chance_earns_no_verdict(paper, claim_id, ours, chance, trained):
-    assert evidence(get_claim(paper, claim_id)) in HEADLINE          # a reproduction, counted in the headline
+    # a reproduction, counted in the headline
+    assert evidence(get_claim(paper, claim_id)) in HEADLINE
     assert judge(paper, claim_id, ours, chance) == "inconclusive"
-    assert judge(paper, claim_id, ours, {}) == "inconclusive"       # the yardstick not measured: no verdict either
-    assert judge(paper, claim_id, ours, trained) == "holds"          # the guard lets a trained model's value through
+    # the yardstick not measured: no verdict either
+    assert judge(paper, claim_id, ours, {}) == "inconclusive"
+    # the guard lets a trained model's value through
+    assert judge(paper, claim_id, ours, trained) == "holds"
 
 
 def test_every_guard_reads_a_registered_claim_that_says_why():

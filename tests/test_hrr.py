@@ -29,7 +29,9 @@ def test_scores_are_linear_in_the_alphas(d, seed, a1, a2):
     e = HRREmbedding(9, d, max(1, d // 2), 2)
     h = torch.randn(3, d)
     s1, s2 = hrr_scores(e, h, torch.tensor([1.0, 0.0])), hrr_scores(e, h, torch.tensor([0.0, 1.0]))
-    torch.testing.assert_close(hrr_scores(e, h, torch.tensor([a1, a2])), a1 * s1 + a2 * s2, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(
+        hrr_scores(e, h, torch.tensor([a1, a2])), a1 * s1 + a2 * s2, atol=1e-4, rtol=1e-4
+    )
 
 @settings(max_examples=25, deadline=None)
 @given(tags=st.lists(st.sampled_from(["B-NP", "I-NP", "B-VP", "I-VP", "B-PP", "O"]), max_size=20))
@@ -69,7 +71,10 @@ def test_contiguous_perplexity_does_not_depend_on_the_window(n, cut, seed):
     torch.manual_seed(seed)
     m = HRRLM(13, 8, 4, dropout=0.0).eval()
     ids = torch.randint(1, 13, (n,))
-    torch.testing.assert_close(perplexity(m, stream_batches(ids, 1, n)), perplexity(m, stream_batches(ids, 1, cut)), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(perplexity(m, stream_batches(ids, 1, n)),
+                               perplexity(m, stream_batches(ids, 1, cut)),
+                               rtol=1e-4,
+                               atol=1e-4)
 
 @settings(max_examples=25, deadline=None)
 @given(k=st.integers(2, 8))

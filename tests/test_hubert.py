@@ -3,7 +3,8 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 from tpr_nb.algebra import double_soft_orthogonality
-from tpr_nb.hubert.model import (HUBERT, TPRLayer, Aggregate, tiny_bert, transfer, TRANSFER_COMBOS, hubert_loss, encoder_path)
+from tpr_nb.hubert.model import (HUBERT, TPRLayer, Aggregate, tiny_bert, transfer, TRANSFER_COMBOS,
+                                 hubert_loss, encoder_path)
 
 @settings(max_examples=25, deadline=None)
 @given(d_S=st.integers(1, 6), d_R=st.integers(1, 6), n_S=st.integers(1, 7), n_R=st.integers(1, 7), seed=st.integers(0, 10_000))
@@ -22,13 +23,15 @@ def test_concat_aggregation_is_a_linear_map_of_the_concatenation(L, D, k, d, see
     torch.manual_seed(seed)
     agg = Aggregate("concat", D, max_len=L, d_out=d, k=k).double()
     x, mask = torch.randn(2, L, D).double(), torch.ones(2, L)
-    W = torch.einsum("kD,lkd->lDd", agg.Q.weight, agg.P).reshape(L * D, d)        # the dense matrix it factors
+    # the dense matrix it factors
+    W = torch.einsum("kD,lkd->lDd", agg.Q.weight, agg.P).reshape(L * D, d)
     torch.testing.assert_close(agg(x, mask), x.reshape(2, L * D) @ W + agg.b)
 
 def test_double_soft_orthogonality_vanishes_only_for_orthogonal_square_R():
     Q, _ = torch.linalg.qr(torch.randn(6, 6, dtype=torch.float64))
     assert double_soft_orthogonality(Q).item() < 1e-20
-    assert double_soft_orthogonality(torch.randn(6, 7, dtype=torch.float64)).item() > 0.1   # over-complete: never zero
+    # over-complete: never zero
+    assert double_soft_orthogonality(torch.randn(6, 7, dtype=torch.float64)).item() > 0.1
 
 @pytest.mark.parametrize("kind", ["hubert_transformer", "hubert_lstm"])
 def test_gradients_reach_roles_fillers_scale_and_encoder(kind):
@@ -36,13 +39,16 @@ def test_gradients_reach_roles_fillers_scale_and_encoder(kind):
     m = HUBERT(tiny_bert(60), 3, kind, "mean", tpr=dict(d_S=4, d_R=3, n_S=5, n_R=6, n_heads=2))
     ids, am = torch.randint(5, 60, (4, 7)), torch.ones(4, 7, dtype=torch.long)
     hubert_loss(m, m(ids, am), torch.tensor([0, 1, 2, 0]), ortho=0.1).backward()
-    for name in ("tpr.S", "tpr.R", "tpr.scale", "tpr.W_S.weight", "tpr.W_R.weight", "encoder.embeddings.word_embeddings.weight"):
+    for name in ("tpr.S", "tpr.R", "tpr.scale", "tpr.W_S.weight", "tpr.W_R.weight",
+                 "encoder.embeddings.word_embeddings.weight"):
         g = dict(m.named_parameters())[name].grad
         assert g is not None and g.abs().sum() > 0, name
 
 def test_ortho_penalty_pulls_R_towards_orthogonality():
     torch.manual_seed(0)
-    m = HUBERT(tiny_bert(60), 2, "hubert_transformer", tpr=dict(d_S=4, d_R=5, n_S=5, n_R=5, n_heads=2))
+    m = HUBERT(
+        tiny_bert(60), 2, "hubert_transformer", tpr=dict(d_S=4, d_R=5, n_S=5, n_R=5, n_heads=2)
+    )
     opt = torch.optim.SGD([m.tpr.R], lr=0.02)
     before = double_soft_orthogonality(m.tpr.R).item()
     for _ in range(200):

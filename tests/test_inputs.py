@@ -8,14 +8,20 @@ from tpr_nb.tpru.cell import TPRU, TPRUCell
 def test_hrr_lm_rejects_negative_and_large_ids():
     lm = HRRLM(vocab_size=20, d=16, d_filler=8, n_roles=2)
     for bad in (-1, 20):
-        with pytest.raises(ValueError, match="word ids must lie in 0..19"): lm(torch.tensor([[1, bad]]))
+        with pytest.raises(ValueError, match="word ids must lie in 0..19"):
+            lm(torch.tensor([[1, bad]]))
 
 def test_urn_rejects_bad_ids():
-    with pytest.raises(ValueError, match=r"lie in 0..11; got \[-1\]"): URN(12, 8, 12)(torch.tensor([[3, -1]]))
+    with pytest.raises(ValueError, match=r"lie in 0..11; got \[-1\]"):
+        URN(12, 8, 12)(torch.tensor([[3, -1]]))
 
 def test_tpr_rnn_rejects_bad_ids_in_story_and_question():
     m = TPRRNN(vocab_size=10, max_words=3, d_entity=4, d_relation=3)
-    story, n, q = torch.randint(1, 10, (2, 3, 3)), torch.tensor([3, 2]), torch.randint(1, 10, (2, 3))
+    story, n, q = (
+        torch.randint(1, 10, (2, 3, 3)),
+        torch.tensor([3, 2]),
+        torch.randint(1, 10, (2, 3)),
+    )
     m(story, n, q)
     with pytest.raises(ValueError, match="word ids"): m(story, n, q.index_fill(1, torch.tensor([0]), -1))
     with pytest.raises(ValueError, match="word ids"): m(story.index_fill(2, torch.tensor([1]), 10), n, q)   # id 10 = vocabulary size

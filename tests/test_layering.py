@@ -10,7 +10,8 @@ import ast, json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-APPS = {"cli": "04_cli", "demo": "06_demo", "models": "05_models"}   # application module -> its notebook
+# application module -> its notebook
+APPS = {"cli": "04_cli", "demo": "06_demo", "models": "05_models"}
 
 def papers(root: Path) -> set[str]:
     "The paper packages: folders of `tpr_nb` with an `__init__.py`."
@@ -26,8 +27,10 @@ def imported(tree: ast.AST, module: str, is_package: bool = False) -> list[tuple
             base = here[: len(here) - (node.level - 1)] if node.level else []
             name = ".".join(base + ([node.module] if node.module else []))
             out += [(node.lineno, name)] if node.module else [(node.lineno, f"{name}.{a.name}") for a in node.names]
-        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
-              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        elif (isinstance(node, ast.Call)
+              and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
+              and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):
             out.append((node.lineno, node.args[0].value))
     return out
 
@@ -61,14 +64,20 @@ def violations(root: Path, apps: dict = APPS) -> list[str]:
         if is_package: module = module.removesuffix(".__init__")
         owner = rel.parts[1] if len(rel.parts) > 2 else None
         if owner is not None and owner not in known: continue
-        check(str(rel), owner, imported(ast.parse(f.read_text()), module, is_package), app=owner is None and f.stem in apps)
+        check(str(rel),
+              owner,
+              imported(ast.parse(f.read_text()), module, is_package),
+              app=owner is None and f.stem in apps)
     for nb in sorted((root / "nbs").rglob("*.ipynb")):
         rel = nb.relative_to(root / "nbs")
         if ".ipynb_checkpoints" in rel.parts: continue
         owner = rel.parts[0] if len(rel.parts) > 1 else None
         if owner is not None and owner not in known: continue
         for i, src in code_cells(nb, exported_only=owner is None):
-            check(f"nbs/{rel} cell {i}", owner, imported(ast.parse(src), "tpr_nb.__notebook__"), app=owner is None and nb.stem in apps.values())
+            check(f"nbs/{rel} cell {i}",
+                  owner,
+                  imported(ast.parse(src), "tpr_nb.__notebook__"),
+                  app=owner is None and nb.stem in apps.values())
     return bad
 
 def test_no_paper_imports_another_and_no_shared_module_imports_a_paper():
@@ -83,24 +92,31 @@ def test_the_check_finds_each_kind_of_crossing(tmp_path):
         p.write_text(text)
     for paper in ("alpha", "beta"): write(f"tpr_nb/{paper}/__init__.py", "")
     write("tpr_nb/__init__.py", "")
-    write("tpr_nb/shared.py", "import math\nfrom .data import x\n\ndef f():\n    from tpr_nb.beta.model import M\n")
+    write("tpr_nb/shared.py",
+          "import math\nfrom .data import x\n\ndef f():\n    from tpr_nb.beta.model import M\n")
     write("tpr_nb/data.py", "x = 1\n")
     write("tpr_nb/alpha/train.py", "from ..data import x\nfrom .model import A\nfrom ..beta.data import y\nfrom . import model\n")
-    write("tpr_nb/alpha/loader.py", "import importlib\nm = importlib.import_module('tpr_nb.beta.data')\n")
+    write("tpr_nb/alpha/loader.py",
+          "import importlib\nm = importlib.import_module('tpr_nb.beta.data')\n")
     write("tpr_nb/beta/data.py", "from tpr_nb.beta import model\nimport tpr_nb.alpha\n")
-    cell = lambda src, kind="code": dict(cell_type=kind, source=src.splitlines(keepends=True), metadata={}, outputs=[])
+    cell = lambda src, kind="code": dict(
+        cell_type=kind, source=src.splitlines(keepends=True), metadata={}, outputs=[])
     write("nbs/alpha/10_run.ipynb", json.dumps(dict(cells=[cell("%matplotlib inline\nimport tpr_nb.alpha.train as lib"),
                                                           cell("from tpr_nb.beta.data import y"),
                                                           cell("from tpr_nb.beta.data import y", "markdown")])))
     write("nbs/00_shared.ipynb", json.dumps(dict(cells=[cell("#| export\nfrom tpr_nb.alpha.train import t"),
                                                        cell("from tpr_nb.beta.data import y  # a showcase cell, not exported")])))
-    write("tpr_nb/app.py", "from tpr_nb.alpha.train import t\nfrom tpr_nb.beta.data import y\n")      # the application floor: allowed
-    write("tpr_nb/alpha/show.py", "from tpr_nb.app import t\n")                                       # a paper reaching up: not
+    # the application floor: allowed
+    write("tpr_nb/app.py", "from tpr_nb.alpha.train import t\nfrom tpr_nb.beta.data import y\n")
+    # a paper reaching up: not
+    write("tpr_nb/alpha/show.py", "from tpr_nb.app import t\n")
     found = violations(tmp_path, apps={"app": "09_app"})
-    assert found == ["tpr_nb/alpha/loader.py:2: paper alpha imports tpr_nb.beta.data",
-                     "tpr_nb/alpha/show.py:1: paper alpha imports the application module tpr_nb.app",
-                     "tpr_nb/alpha/train.py:3: paper alpha imports tpr_nb.beta.data",
-                     "tpr_nb/beta/data.py:2: paper beta imports tpr_nb.alpha",
-                     "tpr_nb/shared.py:5: shared module imports tpr_nb.beta.model",
-                     "nbs/00_shared.ipynb cell 0:2: shared module imports tpr_nb.alpha.train",
-                     "nbs/alpha/10_run.ipynb cell 1:1: paper alpha imports tpr_nb.beta.data"], found
+    assert found == [
+        "tpr_nb/alpha/loader.py:2: paper alpha imports tpr_nb.beta.data",
+        "tpr_nb/alpha/show.py:1: paper alpha imports the application module tpr_nb.app",
+        "tpr_nb/alpha/train.py:3: paper alpha imports tpr_nb.beta.data",
+        "tpr_nb/beta/data.py:2: paper beta imports tpr_nb.alpha",
+        "tpr_nb/shared.py:5: shared module imports tpr_nb.beta.model",
+        "nbs/00_shared.ipynb cell 0:2: shared module imports tpr_nb.alpha.train",
+        "nbs/alpha/10_run.ipynb cell 1:1: paper alpha imports tpr_nb.beta.data"
+    ], found

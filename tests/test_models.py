@@ -43,7 +43,8 @@ CASES = {   # each model kind, built as its training code builds it, and an inpu
     "lstm_dyck": (lambda: make_dyck_model("lstm", dyck_c), lambda: (ids(2, 7),)),
     "urn_agreement_float32": (lambda: make_agreement_model("urn6", 20, Config(exp_dtype="float32")), lambda: (ids(2, 7, hi=20),)),
     **{f"hrr_{k}": (lambda k=k: make_lm(k, 30, lm_c), lambda: (ids(2, 5, hi=30),)) for k in ("baseline", "fixed_small", "isometric_big")},
-    "hrr_chunk": (lambda: build(ChunkHRR, make_lm("fixed_big", 30, lm_c), 2, 0),      # no forward: its loss is its output
+    # no forward: its loss is its output
+    "hrr_chunk": (lambda: build(ChunkHRR, make_lm("fixed_big", 30, lm_c), 2, 0),
                   lambda: (chunk_batch([dict(ids=[3, 4, 5, 6], chunk=[0, 0, 1, 1]), dict(ids=[7, 8, 9], chunk=[0, 1, 1])], eos=1),),
                   lambda m, b: chunk_lm_loss(m, b)[0]),
     **{f"hubert_{k}": (lambda k=k: build(HUBERT, make_encoder(Config(encoder="tiny"), 0), 3, k, "mean", 16,
@@ -63,14 +64,17 @@ def test_every_model_kind_round_trips(kind, tmp_path):
     x = inputs()
     save_model(model, tmp_path, note="kept")
     spec = json.loads((tmp_path / "model.json").read_text())
-    json.dumps(spec)                                                           # plain JSON, nothing pickled
+    # plain JSON, nothing pickled
+    json.dumps(spec)
     # another seed: the weights come from the file
     torch.manual_seed(2)
     back = load_model(tmp_path)
     assert type(back) is type(model) and not back.training
     assert back.state_dict().keys() == model.state_dict().keys()
     torch.testing.assert_close(_out(back, x, *run), _out(model, x, *run), rtol=0, atol=0)
-    assert model_spec(back)["info"]["note"] == "kept" and model_spec(back)["kwargs"] == spec["kwargs"]
+    assert (
+        model_spec(back)["info"]["note"] == "kept" and model_spec(back)["kwargs"] == spec["kwargs"]
+    )
 
 def test_fit_keeps_the_configuration_beside_the_weights(tmp_path):
     "A run with an `out_dir` (here a Dyck unit's) leaves a folder that `load_model` rebuilds into the trained model."

@@ -15,13 +15,20 @@ def vecs(seed, *shape):
 @given(d=dims, seed=seeds)
 def test_hrr_algebra(d, seed):
     x, y, z = vecs(seed, 3, d)
-    torch.testing.assert_close(circular_conv(x, y), circular_conv(y, x))                          # commutative
-    torch.testing.assert_close(circular_conv(circular_conv(x, y), z), circular_conv(x, circular_conv(y, z)))  # associative
-    torch.testing.assert_close(circular_corr(x, y), circular_conv(torch.roll(x.flip(-1), 1, -1), y))       # the involution x*
-    torch.testing.assert_close(circular_conv(x, y + z), circular_conv(x, y) + circular_conv(x, z))  # bilinear
+    # commutative
+    torch.testing.assert_close(circular_conv(x, y), circular_conv(y, x))
+    torch.testing.assert_close(circular_conv(circular_conv(x, y), z),
+                               circular_conv(x, circular_conv(y, z)))  # associative
+    # the involution x*
+    torch.testing.assert_close(circular_corr(x, y), circular_conv(torch.roll(x.flip(-1), 1, -1), y))
+    # bilinear
+    torch.testing.assert_close(circular_conv(x, y + z), circular_conv(x, y) + circular_conv(x, z))
     X = torch.fft.rfft(x)
-    if X.abs().min() > 1e-3:                                                                      # well-conditioned x
-        torch.testing.assert_close(circular_conv(torch.fft.irfft(1 / X, n=d), circular_conv(x, y)), y, atol=1e-6, rtol=1e-6)
+    # well-conditioned x
+    if X.abs().min() > 1e-3:
+        torch.testing.assert_close(
+            circular_conv(torch.fft.irfft(1 / X, n=d), circular_conv(x, y)), y, atol=1e-6, rtol=1e-6
+        )
 
 @settings(max_examples=40, deadline=None)
 @given(d=dims, data=st.data(), seed=seeds)
@@ -30,7 +37,8 @@ def test_tpr_exact_recovery_with_dual_basis(d, data, seed):
     df = data.draw(st.integers(1, 9))
     R = random_basis(d, n, "gaussian", torch.Generator().manual_seed(seed), dtype=torch.float64)
     if torch.linalg.cond(R) > 1e6: return
-    F, U = vecs(seed + 1, df, n), torch.linalg.pinv(R).T                                          # the dual basis
+    # the dual basis
+    F, U = vecs(seed + 1, df, n), torch.linalg.pinv(R).T
     torch.testing.assert_close(unbind(tpr(F, R), U), F, atol=1e-6, rtol=1e-6)
     f = vecs(seed + 2, 4, n)
     torch.testing.assert_close(reduced_unbind(U, reduced_bind(R, f)), f, atol=1e-6, rtol=1e-6)
@@ -44,7 +52,9 @@ def test_order3_onehot_write_read(E, Rn, seed):
     torch.testing.assert_close(unbind3(bind3(e1, r, e2), e1, r), e2)
 
 @settings(max_examples=50, deadline=None)
-@given(lens=st.lists(st.integers(1, 80), min_size=1, max_size=300), bs=st.integers(1, 64), seed=seeds)
+@given(lens=st.lists(st.integers(1, 80), min_size=1, max_size=300),
+       bs=st.integers(1, 64),
+       seed=seeds)
 def test_bucket_batches_partition(lens, bs, seed):
     batches = bucket_batches(lens, bs, seed=seed)
     assert sorted(i for b in batches for i in b) == list(range(len(lens)))
@@ -55,4 +65,7 @@ def test_pad_and_mask(lens):
     seqs = [list(range(1, n + 1)) for n in lens]
     x, L = pad(seqs)
     assert x.shape == (len(lens), max(lens)) and L.tolist() == lens
-    if max(lens): assert (length_mask(L, x.shape[1]).sum(1) == L).all() and ((x != 0) == length_mask(L, x.shape[1])).all()
+    if max(lens):
+        assert (length_mask(L, x.shape[1]).sum(1) == L).all() and (
+            (x != 0) == length_mask(L, x.shape[1])
+        ).all()

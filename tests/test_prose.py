@@ -12,15 +12,19 @@ from tpr_nb.papers import PAPERS as REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS, EXECUTED, PAPERS = ROOT / "nbs", ROOT / "reports" / "quick" / "notebooks", Path("/work/shared/papers")
-PAPER_TEXT = {p.folder: f"{p.id}.md" for p in REGISTRY.values()}   # a paper's text is named by its id
+# a paper's text is named by its id
+PAPER_TEXT = {p.folder: f"{p.id}.md" for p in REGISTRY.values()}
 MAX_WORDS = 250
 EXPERIMENTS = sorted(p for p in NBS.glob("*/1*.ipynb") if p.parent.name in PAPER_TEXT)
 
-# a number standing alone: not inside a name (letter, digit, `_` or `/` before it; letter or `_` after it)
+# a number standing alone: not inside a name (letter, digit, `_` or `/` before it; letter or
+# `_` after it)
 _PROSE_NUM = re.compile(r"(?<![\w/.])\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
 _ANY_NUM = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_REFS = re.compile(r"\b(?:Tables?|Fig(?:ure)?s?\.?|Eqs?\.|Eqn?s?\.?|Equations?|Sec(?:tion)?s?\.?|§|Appendix|App\.|"
-                   r"issues?|#)\s*\(?\d+(?:\.\d+)*[a-z]?\)?(?:\s*(?:,|and|or|-|–|to)\s*\(?\d+(?:\.\d+)*[a-z]?\)?)*")
+_REFS = re.compile(
+    r"\b(?:Tables?|Fig(?:ure)?s?\.?|Eqs?\.|Eqn?s?\.?|Equations?|Sec(?:tion)?s?\.?|§|Appendix|App\.|"
+    r"issues?|#)\s*\(?\d+(?:\.\d+)*[a-z]?\)?(?:\s*(?:,|and|or|-|–|to)\s*\(?\d+(?:\.\d+)*[a-z]?\)?)*"
+)
 _URL = re.compile(r"https?://\S+|\]\([^)]*\)")
 
 def _values(text: str, pattern=_ANY_NUM) -> list[float]:
@@ -88,8 +92,9 @@ def test_prose_cells_are_short(nb):
 def test_prose_numbers_are_accounted_for(nb):
     paper = (PAPERS / PAPER_TEXT[nb.parent.name]).read_text()
     bad = unaccounted(nb, paper, EXECUTED / nb.relative_to(NBS))
-    assert not bad, (f"{nb.relative_to(NBS)}: numbers in prose that neither the paper, nor the notebook's code, nor the "
-                     f"outputs of its executed copy have (refer to the output instead of retyping it): {bad}")
+    assert not bad, (
+        f"{nb.relative_to(NBS)}: numbers in prose that neither the paper, nor the notebook's code, nor the "
+        f"outputs of its executed copy have (refer to the output instead of retyping it): {bad}")
 
 def test_the_checks_catch_a_bad_notebook(tmp_path):
     "A constructed notebook: a long cell fails the word limit; a retyped or invented number fails, a printed one passes."
@@ -99,7 +104,12 @@ def test_the_checks_catch_a_bad_notebook(tmp_path):
     nb.write_text(json.dumps(dict(cells=[md("m0", "word " * MAX_WORDS), code, md("m1", "Table 12 and Eq. 35: after "
         "3,000 steps (2026) the accuracy is 84.2% (the paper: 0.91), −0.125 in seed 3; see `tpru/19_diagnostics`.")])))
     ex = tmp_path / "10_x.executed.ipynb"
-    ex.write_text(json.dumps(dict(cells=[dict(code, outputs=[dict(output_type="stream", name="stdout", text="0.842\n")])])))
+    ex.write_text(
+        json.dumps(
+            dict(cells=[
+                dict(code, outputs=[dict(output_type="stream", name="stdout", text="0.842\n")])
+            ])))
     assert [n for _, n in word_counts(nb)] == [MAX_WORDS, 22]
     _eq(unaccounted(nb, "an accuracy of 91%", ex), ["'0.125' in cell m1"])
-    _eq(len(unaccounted(nb, "", None)), 3)     # 84.2%, 0.91 and 0.125 unaccounted without paper and outputs
+    # 84.2%, 0.91 and 0.125 unaccounted without paper and outputs
+    _eq(len(unaccounted(nb, "", None)), 3)

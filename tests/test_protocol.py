@@ -26,7 +26,10 @@ def test_every_experiment_notebook_shows_its_card(nb):
 @pytest.mark.parametrize("card", CARDS, ids=[c.notebook for c in CARDS])
 def test_card_names_the_registered_table(card):
     "A card's table is the one its notebook runs with: the registry's (tpr_nb/papers.toml), which `start` and `--set` read."
-    assert card.table == experiment(card.notebook).table, (card.table, experiment(card.notebook).table)
+    assert card.table == experiment(card.notebook).table, (
+        card.table,
+        experiment(card.notebook).table,
+    )
 
 @pytest.mark.parametrize("card", CARDS, ids=[c.notebook for c in CARDS])
 def test_card_matches_the_code(card):
@@ -37,15 +40,22 @@ def test_a_planted_deviation_fails():
     "Change one `same` setting's paper value in a real card: the check must name it."
     card = card_for("tpr_rnn/10_single_task")
     s = next(s for s in card.settings if s.status == "same" and isinstance(s.expect, float))
-    planted = dataclasses.replace(card, settings=tuple(dataclasses.replace(x, expect=x.expect * 2) if x is s else x
-                                                        for x in card.settings))
+    planted = dataclasses.replace(card,
+                                  settings=tuple(
+                                      dataclasses.replace(x, expect=x.expect * 2) if x is s else x
+                                      for x in card.settings))
     problems = card_problems(planted)
-    assert len(problems) == 1 and s.name in problems[0] and "no deviation is registered" in problems[0], problems
+    assert (
+        len(problems) == 1 and s.name in problems[0] and "no deviation is registered" in problems[0]
+    ), problems
 
 def test_a_setting_no_row_has_fails():
     card = card_for("tpr_rnn/10_single_task")
-    extra = dataclasses.replace(card.settings[0], name="no_such_setting", status="unknown", why="planted", expect=None)
-    assert any("no_such_setting: no profile row" in p for p in card_problems(dataclasses.replace(card, settings=(*card.settings, extra))))
+    extra = dataclasses.replace(
+        card.settings[0], name="no_such_setting", status="unknown", why="planted", expect=None
+    )
+    assert any("no_such_setting: no profile row" in p
+               for p in card_problems(dataclasses.replace(card, settings=(*card.settings, extra))))
 
 def test_a_deviation_without_a_reason_is_refused():
     text = (PROTOCOL_DATA / "tpr_rnn.toml").read_text()
@@ -65,8 +75,10 @@ def test_the_papers_stand_in_data_reads_proxy():
     "The stand-ins the issue names (HRR word analysis on PTB, URN agreement on UD-EWT, TPRU POS-PMI from a PTB model, the generated entailment train set) are proxies at every profile."
     from tpr_nb.papers import experiment
     from tpr_nb.protocol import claim_protocol, card_for, protocol_rows
-    for nb, claim in [("hrr/11_word_analysis", "t7_1b100_baseline_avg_analogy"), ("urn/11_agreement", "urn_overall_acc"),
-                      ("tpru/13_interpretability", "noun_pmi_gap"), ("tpru/10_entailment", "tpru512_val")]:
+    for nb, claim in [("hrr/11_word_analysis", "t7_1b100_baseline_avg_analogy"),
+                      ("urn/11_agreement", "urn_overall_acc"),
+                      ("tpru/13_interpretability", "noun_pmi_gap"),
+                      ("tpru/10_entailment", "tpru512_val")]:
         for profile in ("quick", "full"):
             rows = protocol_rows(card_for(nb), experiment(nb).config(profile))
             assert claim_protocol(card_for(nb), claim, rows=rows)[0] == "proxy", (nb, profile)

@@ -21,7 +21,8 @@ def test_concurrent_records_are_all_kept(tmp_path):
     for p in ps: p.start()
     for p in ps: p.join(120)
     assert all(p.exitcode == 0 for p in ps)
-    assert {k[1] for k in load_records(tmp_path)} == set(IDS)          # no read-modify-write lost another's records
+    # no read-modify-write lost another's records
+    assert {k[1] for k in load_records(tmp_path)} == set(IDS)
 
 def test_damaged_metrics_file_is_named(tmp_path):
     (tmp_path / "metrics").mkdir()
@@ -39,7 +40,8 @@ def test_truncated_best_weights_are_a_named_error(tmp_path):
     _toy(tmp_path, 8)
     best = tmp_path / "best.safetensors"
     best.write_bytes(best.read_bytes()[:40])
-    with pytest.raises(CheckpointError, match="best.safetensors"): _toy(tmp_path, 8)      # the finished run, called again
+    # the finished run, called again
+    with pytest.raises(CheckpointError, match="best.safetensors"): _toy(tmp_path, 8)
 
 def test_partial_checkpoint_is_a_checkpoint_error(tmp_path):
     _toy(tmp_path, 8)
@@ -48,7 +50,8 @@ def test_partial_checkpoint_is_a_checkpoint_error(tmp_path):
     del meta["optimizer"]["param_groups"]
     st.write_text(json.dumps(meta))
     with pytest.raises(CheckpointError, match="incomplete or from another optimiser"):
-        load_checkpoint(tmp_path / "checkpoint", nn.Linear(3, 1), torch.optim.Adam(nn.Linear(3, 1).parameters()))
+        load_checkpoint(tmp_path / "checkpoint", nn.Linear(3, 1),
+                        torch.optim.Adam(nn.Linear(3, 1).parameters()))
 
 def _slow_unit(name, seed, c, out_dir, started=None, release=None):
     started.set()
@@ -68,7 +71,9 @@ def _another_process_trains(tmp_path, monkeypatch):
     monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "cache"))
     ctx = mp.get_context("spawn")
     started, release = ctx.Event(), ctx.Event()
-    p = ctx.Process(target=_train_unit_in_child, args=(tmp_path / "cache", tmp_path / "kept", started, release))
+    p = ctx.Process(
+        target=_train_unit_in_child, args=(tmp_path / "cache", tmp_path / "kept", started, release)
+    )
     p.start()
     try:
         assert started.wait(120)
@@ -103,9 +108,11 @@ def test_a_queue_waits_for_a_unit_another_process_trains(tmp_path, monkeypatch, 
         ended = []
         def done(i, r):
             ended.append(i)
-            release.set()           # the other process finishes its unit once this queue's free unit is done
+            # the other process finishes its unit once this queue's free unit is done
+            release.set()
         out = map_runs(run_unit, [dict(job, name="toy", seed=0), dict(job, name="toy", seed=1)], workers, poll=0.2,
                        done=done)   # on 2 cores, 2 workers: the error comes back from one of them
     assert ended == [1, 0]                              # the free unit first, then the busy one
-    assert out[0]["cached"] and out[0]["loss"] == 0.5   # the other process's record: not trained again here
+    # the other process's record: not trained again here
+    assert out[0]["cached"] and out[0]["loss"] == 0.5
     assert not out[1]["cached"] and out[1]["loss"] == 0.25

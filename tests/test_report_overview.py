@@ -24,14 +24,19 @@ def test_the_committed_page_takes_each_claim_from_its_most_faithful_run():
     "Each claim row of reports/REPORT.md names the first of full, long, quick whose committed records measure it."
     page = (ROOT / "reports" / "REPORT.md").read_text()
     have = {}
-    for prof in reversed(PROFILE_ORDER):                          # later (more faithful) profiles overwrite
+    # later (more faithful) profiles overwrite
+    for prof in reversed(PROFILE_ORDER):
         for f in (ROOT / "reports" / prof / "metrics").glob("*.json"):
             for r in json.loads(f.read_text()):
-                if r["profile"] == prof and not r.get("partial"): have[(r["paper"], r["claim_id"])] = prof
+                if r["profile"] == prof and not r.get("partial"):
+                    have[(r["paper"], r["claim_id"])] = prof
     sections = dict(re.findall(r"^## (\w+)\n(.*?)(?=^## |\Z)", page, re.S | re.M))
     checked = 0
     for (paper, cid), prof in have.items():
-        rows = [l for l in sections[paper].splitlines() if l.startswith(f"| {cid} |") or f"| {cid} |" in l[:80]]
+        rows = [
+            l for l in sections[paper].splitlines()
+            if l.startswith(f"| {cid} |") or f"| {cid} |" in l[:80]
+        ]
         assert rows, f"{paper} {cid} is not on the page"
         assert f"| {prof} |" in rows[0], f"{paper} {cid}: expected from {prof}: {rows[0]}"
         checked += 1

@@ -37,7 +37,8 @@ def project(tmp_path):
 
 def test_discovery_and_only(project):
     nbs = project / "nbs"
-    assert [p.name for p in experiment_notebooks(nbs)] == ["10_good.ipynb", "10_bad.ipynb"]   # no library notebook
+    # no library notebook
+    assert [p.name for p in experiment_notebooks(nbs)] == ["10_good.ipynb", "10_bad.ipynb"]
     assert [p.name for p in experiment_notebooks(nbs, "tpr_rnn/*")] == ["10_good.ipynb"]
     assert [p.name for p in experiment_notebooks(nbs, "bad")] == ["10_bad.ipynb"]
 
@@ -48,31 +49,40 @@ def test_repro_runs_records_and_survives_failure(project):
     assert status == {"10_good.ipynb": "ok", "10_bad.ipynb": "failed"}
     bad = next(r for r in runs if r["status"] == "failed")
     assert "boom" in bad["error"]
-    partial = nbformat.read(out / "notebooks" / "urn" / "10_bad.failed.ipynb", as_version=4)    # partial output kept beside
-    assert any(o.get("ename") == "RuntimeError" for c in partial.cells for o in c.get("outputs", []))
+    # partial output kept beside
+    partial = nbformat.read(out / "notebooks" / "urn" / "10_bad.failed.ipynb", as_version=4)
+    assert any(
+        o.get("ename") == "RuntimeError" for c in partial.cells for o in c.get("outputs", []))
     df = pd.read_csv(out / "claims.csv")
     assert list(df.columns) == CSV_COLUMNS and len(df) == len(CLAIMS)
     row = df[(df.paper == "tpr_rnn") & (df.claim_id == "task01_error")].iloc[0]
-    assert row.ours == 0.3 and row.holds == "yes" and row.profile == "quick"        # the quick row of the profile table
+    # the quick row of the profile table
+    assert row.ours == 0.3 and row.holds == "yes" and row.profile == "quick"
     text = report.read_text()
     assert "10_bad.ipynb | failed" in text and "task01_error" in text
     assert json.loads((out / "runs.json").read_text())[0]["status"] == "ok"
 
 def test_unknown_profile(project):
-    with pytest.raises(ValueError, match="unknown profile 'medium'"): repro("medium", nbs=project / "nbs", out=project / "r")
+    with pytest.raises(ValueError, match="unknown profile 'medium'"):
+        repro("medium", nbs=project / "nbs", out=project / "r")
 
 def test_figures_are_kept_whatever_the_backend(tmp_path, monkeypatch):
     "The Makefile exports MPLBACKEND=Agg; the executed copy must still hold the notebook's figures, and the variable is restored."
     from tpr_nb.runner import run_notebook
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = tmp_path / "nbs" / "urn" / "10_plot.ipynb"
-    make_nb(nb, "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(); ax.plot([0, 1]); plt.show()")
+    make_nb(
+        nb,
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(); ax.plot([0, 1]); plt.show()")
     r = run_notebook(nb, tmp_path / "out.ipynb", "smoke", tmp_path / "rep")
     assert r["status"] == "ok", r["error"]
     out = nbformat.read(tmp_path / "out.ipynb", as_version=4)
-    assert sum("image/png" in o.get("data", {}) for c in out.cells for o in c.get("outputs", [])) == 1
+    assert (
+        sum("image/png" in o.get("data", {}) for c in out.cells for o in c.get("outputs", [])) == 1
+    )
     import os
-    assert os.environ["MPLBACKEND"] == "Agg" and not any(k.startswith("TPR_NB_REPORT") for k in os.environ)
+    assert os.environ["MPLBACKEND"] == "Agg" and not any(
+        k.startswith("TPR_NB_REPORT") for k in os.environ)
 
 def test_every_claim_the_quick_report_leaves_unmeasured_says_what_it_needs():
     "The committed quick report gives a reason (`tpr_nb.claims.NEEDS`) beside every claim it does not measure."
@@ -81,7 +91,8 @@ def test_every_claim_the_quick_report_leaves_unmeasured_says_what_it_needs():
     from tpr_nb.report import load_records
     recs = load_records(project_root(Path(__file__)) / "reports" / "quick")
     assert len(recs) > 300, "reports/quick has lost its records"
-    bare = sorted(f"{c.paper}/{c.experiment}/{c.claim_id}" for c in CLAIMS if (c.paper, c.claim_id) not in recs and needs(c) is None)
+    bare = sorted(f"{c.paper}/{c.experiment}/{c.claim_id}" for c in CLAIMS
+                  if (c.paper, c.claim_id) not in recs and needs(c) is None)
     assert not bare, f"{len(bare)} claims unmeasured at quick with no NEEDS entry, e.g. {bare[:5]}"
 
 def foreground():
@@ -99,7 +110,10 @@ def test_interrupted_repro_keeps_what_finished(tmp_path):
            "--nbs", str(tmp_path / "nbs"), "--out", str(out)]
     p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=foreground)
     t0 = time.time()
-    while time.time() - t0 < 300 and not (out / "notebooks" / "b" / "10_slow.running.ipynb").exists(): time.sleep(0.5)   # a busy machine starts kernels slowly
+    while (
+        time.time() - t0 < 300 and not (out / "notebooks" / "b" / "10_slow.running.ipynb").exists()
+    ):
+        time.sleep(0.5)  # a busy machine starts kernels slowly
     time.sleep(3)
     p.send_signal(signal.SIGINT)
     p.communicate(timeout=300)
@@ -108,7 +122,10 @@ def test_interrupted_repro_keeps_what_finished(tmp_path):
     assert (out / "notebooks" / "a" / "10_quick.ipynb").exists()
     make_nb(tmp_path / "nbs" / "b" / "10_slow.ipynb", "x = 2")
     runs2, _ = repro("smoke", nbs=tmp_path / "nbs", out=out, only="b/")
-    assert {r["notebook"]: r["status"] for r in runs2} == {"a/10_quick.ipynb": "ok", "b/10_slow.ipynb": "ok"}
+    assert {r["notebook"]: r["status"] for r in runs2} == {
+        "a/10_quick.ipynb": "ok",
+        "b/10_slow.ipynb": "ok",
+    }
 
 
 def test_interrupt_stops_what_the_notebook_started(tmp_path):
@@ -119,12 +136,15 @@ def test_interrupt_stops_what_the_notebook_started(tmp_path):
         "import subprocess, sys\n"
         "from tpr_nb.runner import interruptible\n"
         "def job():\n"
-        "    p = subprocess.Popen(['sh', '-c', 'sleep 300 & echo $! > %s; wait'], start_new_session=True)\n"   # a kernel runs in a session of its own
+        "    p = subprocess.Popen(['sh', '-c', 'sleep 300 & echo $! > %s; wait'], start_new_session=True)\n"  # a kernel runs in a session of its own
         "    print('ready', flush=True); p.wait(); return 'finished'\n"
         "try: print(interruptible(job), flush=True)\n"
-        "except KeyboardInterrupt: print('interrupted', flush=True)\n" % (tmp_path / "grandchild.pid"))
+        "except KeyboardInterrupt: print('interrupted', flush=True)\n" %
+        (tmp_path / "grandchild.pid"))
     for sig in (signal.SIGINT, signal.SIGTERM):
-        p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, preexec_fn=foreground)
+        p = subprocess.Popen(
+            [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, preexec_fn=foreground
+        )
         assert p.stdout.readline().strip() == "ready"
         t0 = time.time()
         while not (tmp_path / "grandchild.pid").exists() and time.time() - t0 < 30: time.sleep(0.1)
@@ -133,5 +153,7 @@ def test_interrupt_stops_what_the_notebook_started(tmp_path):
         out, _ = p.communicate(timeout=60)
         assert out.strip() == "interrupted", (sig, out)
         time.sleep(0.5)
-        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z", f"sleep {pid} survived {sig!r}"
+        assert (
+            not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+        ), f"sleep {pid} survived {sig!r}"
         (tmp_path / "grandchild.pid").unlink()

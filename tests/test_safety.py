@@ -26,10 +26,12 @@ def _dyck_model():
 # ---------------------------------------------------------------- model files
 
 @pytest.mark.parametrize("call, kwargs", [
-    ("tpr_nb.data:os.system", {"command": "touch {mark}"}),              # an attribute chain into os, under a tpr_nb module
+    # an attribute chain into os, under a tpr_nb module
+    ("tpr_nb.data:os.system", {"command": "touch {mark}"}),
     ("tpr_nb.train:shutil.rmtree", {"path": "{mark}.dir"}),
     ("tpr_nb.urn.model:torch.save", {"obj": 1, "f": "{mark}"}),
-    ("tpr_nb.modelfiles:save_model", {"model": None, "folder": "{mark}"}),    # a tpr_nb function, but no model builder
+    # a tpr_nb function, but no model builder
+    ("tpr_nb.modelfiles:save_model", {"model": None, "folder": "{mark}"}),
     ("tpr_nb.urn.model:URN.__init__", {}),
 ])
 def test_a_model_file_names_only_registered_builders(tmp_path, call, kwargs):
@@ -38,25 +40,32 @@ def test_a_model_file_names_only_registered_builders(tmp_path, call, kwargs):
     mark = tmp_path / "pwned"
     (tmp_path / "pwned.dir").mkdir()
     spec = json.loads((tmp_path / "m" / MODEL_JSON).read_text())
-    spec.update(call=call, kwargs={k: v.format(mark=mark) if isinstance(v, str) else v for k, v in kwargs.items()})
+    spec.update(
+        call=call,
+        kwargs={k: v.format(mark=mark) if isinstance(v, str) else v for k, v in kwargs.items()},
+    )
     (tmp_path / "m" / MODEL_JSON).write_text(json.dumps(spec))
-    with pytest.raises(ModelFileError, match=f"{call!r} is not a registered model builder"): load_model(tmp_path / "m")
+    with pytest.raises(ModelFileError, match=f"{call!r} is not a registered model builder"):
+        load_model(tmp_path / "m")
     assert not mark.exists() and (tmp_path / "pwned.dir").exists()
 
 def test_a_nested_module_argument_names_a_registered_builder_too(tmp_path):
     from tpr_nb.hrr.chunk_model import ChunkHRR
     from tpr_nb.hrr.training import make_lm
-    m = build(ChunkHRR, make_lm("fixed_big", 30, Config(d=8, n_layers=2, dropout=0.0, anneal_steps=0)), 2, 0)
+    m = build(ChunkHRR,
+              make_lm("fixed_big", 30, Config(d=8, n_layers=2, dropout=0.0, anneal_steps=0)), 2, 0)
     save_model(m, tmp_path)
     spec = json.loads((tmp_path / MODEL_JSON).read_text())
     spec["kwargs"]["word"] = {"__module__": {"call": "tpr_nb.data:os.system", "kwargs": {"command": f"touch {tmp_path}/x"}}}
     (tmp_path / MODEL_JSON).write_text(json.dumps(spec))
-    with pytest.raises(ModelFileError, match="is not a registered model builder"): load_model(tmp_path)
+    with pytest.raises(ModelFileError, match="is not a registered model builder"):
+        load_model(tmp_path)
     assert not (tmp_path / "x").exists()
 
 def test_build_keeps_only_registered_builders():
     from tpr_nb.modelfiles import model_spec
-    with pytest.raises(ValueError, match="not a registered model builder"): model_spec(build(nn.Linear, 3, 2))
+    with pytest.raises(ValueError, match="not a registered model builder"):
+        model_spec(build(nn.Linear, 3, 2))
 
 def test_weights_are_checked_against_their_sha256(tmp_path):
     from tpr_nb.data import sha256_file
@@ -68,7 +77,8 @@ def test_weights_are_checked_against_their_sha256(tmp_path):
     b[-3] ^= 0xFF
     w.write_bytes(bytes(b))
     load_file(w)
-    with pytest.raises(ModelFileError, match=r"best.safetensors: its sha256 .* does not match"): load_model(tmp_path)
+    with pytest.raises(ModelFileError, match=r"best.safetensors: its sha256 .* does not match"):
+        load_model(tmp_path)
     del spec["sha256"]
     (tmp_path / MODEL_JSON).write_text(json.dumps(spec))
     with pytest.raises(ModelFileError, match="model.json gives no sha256"): load_model(tmp_path)
@@ -77,9 +87,11 @@ def test_non_finite_weights_and_unexpected_dtypes_are_refused(tmp_path):
     m = _dyck_model()
     with torch.no_grad(): m.readout.weight[0, 0] = float("nan")
     save_model(m, tmp_path / "nan")
-    with pytest.raises(ModelFileError, match="readout.weight .*not finite"): load_model(tmp_path / "nan")
+    with pytest.raises(ModelFileError, match="readout.weight .*not finite"):
+        load_model(tmp_path / "nan")
     save_model(_dyck_model().half(), tmp_path / "half")
-    with pytest.raises(ModelFileError, match="float16.*expects float32"): load_model(tmp_path / "half")
+    with pytest.raises(ModelFileError, match="float16.*expects float32"):
+        load_model(tmp_path / "half")
 
 def test_shipped_models_carry_their_weights_sha256():
     from tpr_nb.data import sha256_file
@@ -100,7 +112,9 @@ def test_verdict_comes_from_the_registered_rule(tmp_path):
     from tpr_nb.claims import get_claim
     from tpr_nb.overview import assemble
     from tpr_nb.report import load_records, record, verdict
-    rec = record("tpr_rnn", "task01_error", 40.0, profile="quick", seeds=[0], wall_s=1, out=tmp_path)
+    rec = record(
+        "tpr_rnn", "task01_error", 40.0, profile="quick", seeds=[0], wall_s=1, out=tmp_path
+    )
     f = tmp_path / "metrics" / "tpr_rnn__babi_single.json"
     recs = json.loads(f.read_text())
     recs[0].update(rule="ours == ours", holds="yes")
@@ -121,11 +135,20 @@ def test_report_follows_a_changed_registered_rule(tmp_path, monkeypatch):
     import tpr_nb.report as rp
     rp.record("tpr_rnn", "task01_error", 0.4, profile="quick", seeds=[0], wall_s=1, out=tmp_path)
     ov.assemble("quick", tmp_path)
-    assert pd.read_csv(tmp_path / "claims.csv").set_index("claim_id").loc["task01_error"].verdict == "holds"
-    new = [dataclasses.replace(c, rule="ours <= 0.1") if (c.paper, c.claim_id) == ("tpr_rnn", "task01_error") else c for c in rp.CLAIMS]
+    assert (
+        pd.read_csv(tmp_path / "claims.csv").set_index("claim_id").loc["task01_error"].verdict
+        == "holds"
+    )
+    new = [
+        dataclasses.replace(c, rule="ours <= 0.1") if
+        (c.paper, c.claim_id) == ("tpr_rnn", "task01_error") else c for c in rp.CLAIMS
+    ]
     monkeypatch.setattr(rp, "CLAIMS", new)
     ov.assemble("quick", tmp_path)
-    assert pd.read_csv(tmp_path / "claims.csv").set_index("claim_id").loc["task01_error"].verdict == "fails"
+    assert (
+        pd.read_csv(tmp_path / "claims.csv").set_index("claim_id").loc["task01_error"].verdict
+        == "fails"
+    )
 
 @pytest.mark.parametrize("rule", ["ours < 9**9**9", "ours < 9**99", "ours < 1e300", "ours < 10**ours",
                                   "ours * 'abc' == 'x'", "ours < " + " + ".join(["1"] * 200)])
@@ -160,8 +183,11 @@ def _records(values, fail_after=None):
     return "\n".join(lines + ["run.finish()"])
 
 def _snapshot(folder: Path, skip=("REPORT.md", "runs.json")) -> dict:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name not in skip and not p.name.startswith(".") and p.suffix != ".png" and ".failed" not in p.name}
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*")) if p.is_file() and p.name not in skip
+        and not p.name.startswith(".") and p.suffix != ".png" and ".failed" not in p.name
+    }
 
 def test_a_failed_rerun_keeps_the_last_good_records(tmp_path):
     "A notebook that fails after 3 of its 5 records: the 5 good records, its executed copy and the claims are as they were."
@@ -175,9 +201,15 @@ def test_a_failed_rerun_keeps_the_last_good_records(tmp_path):
     make_nb(nb, _records([9, 9, 9, 9, 9], fail_after=3))
     runs, report = repro("smoke", nbs=tmp_path / "nbs", out=out)
     assert runs[0]["status"] == "failed" and "kept" in runs[0]["error"], runs[0]
-    assert _snapshot(out) == before                                       # records, executed copy, claims.csv: unchanged
-    assert {k[1]: r["ours"] for k, r in load_records(out).items()} == dict(zip(FIVE, [0.1, 0.2, 0.3, 0.4, 0.5]))
-    assert not list(out.rglob("*staging*")) or not any(p.is_file() for p in out.rglob("*staging*/**/*"))
+    # records, executed copy, claims.csv: unchanged
+    assert _snapshot(out) == before
+    assert {
+        k[1]: r["ours"]
+        for k, r in load_records(out).items()
+    } == dict(zip(FIVE, [0.1, 0.2, 0.3, 0.4, 0.5]))
+    assert not list(out.rglob("*staging*")) or not any(
+        p.is_file() for p in out.rglob("*staging*/**/*")
+    )
     text = report.read_text()
     assert "10_five.ipynb | failed" in text and "last good records" in text
 
@@ -201,9 +233,11 @@ def test_report_files_are_written_atomically(tmp_path, monkeypatch):
     def half_png(self, fname, *a, **k):
         Path(fname).write_bytes(b"\x89PNG half")
         full_disk()
-    for name, (owner, attr, fake) in {"claims.csv": (csv.DictWriter, "writerow", some_rows),
-                                      "REPORT.md": (Path, "write_text", half_text),
-                                      "claims.png": (matplotlib.figure.Figure, "savefig", half_png)}.items():
+    for name, (owner, attr, fake) in {
+            "claims.csv": (csv.DictWriter, "writerow", some_rows),
+            "REPORT.md": (Path, "write_text", half_text),
+            "claims.png": (matplotlib.figure.Figure, "savefig", half_png)
+    }.items():
         before = (tmp_path / name).read_bytes()
         with monkeypatch.context() as m:
             m.setattr(owner, attr, fake)
@@ -219,7 +253,8 @@ def test_runs_json_holds_no_absolute_path(tmp_path):
     text = (out / "runs.json").read_text()
     assert str(tmp_path) not in text and '"/' not in text, text
     old = [dict(notebook="a/10_x.ipynb", status="ok", wall_s=1.0, error="", output=str(ROOT / "reports" / "quick" / "notebooks" / "a" / "10_x.ipynb"))]
-    (out / "runs.json").write_text(json.dumps(old))                       # as older versions wrote it
+    # as older versions wrote it
+    (out / "runs.json").write_text(json.dumps(old))
     write_runs(out, [])
     assert read_runs(out)[0]["output"] == "reports/quick/notebooks/a/10_x.ipynb"
 
@@ -246,7 +281,9 @@ def test_set_values_are_checked_against_their_settings(overrides, named):
 
 def test_good_set_values_pass():
     from tpr_nb.papers import experiment
-    _, c = experiment(DYCK).check("quick", {"seeds": [1, 2], "max_steps": 5, "kinds": ["lstm", "urn8"], "lr": 0.01})
+    _, c = experiment(DYCK).check(
+        "quick", {"seeds": [1, 2], "max_steps": 5, "kinds": ["lstm", "urn8"], "lr": 0.01}
+    )
     assert c["seeds"] == [1, 2] and c["kinds"] == ["lstm", "urn8"]
 
 def test_partial_run_claims_are_not_measured(tmp_path):
@@ -258,12 +295,16 @@ def test_partial_run_claims_are_not_measured(tmp_path):
             "run.record('all_mean_error', 0.5, seeds=run.config.seeds, wall_s=1.0)\n"
             "run.record('all_task01_error', 0.0, seeds=run.config.seeds, wall_s=1.0)\n"
             "run.finish()\n")
-    make_nb(tmp_path / "nbs" / "tpr_rnn" / "11_all_tasks.ipynb", body, 'profile = "smoke"\noverrides = {}')
+    make_nb(tmp_path / "nbs" / "tpr_rnn" / "11_all_tasks.ipynb", body,
+            'profile = "smoke"\noverrides = {}')
     runs, report = repro("smoke", only="tpr_rnn/11", nbs=tmp_path / "nbs", out=tmp_path / "runs", overrides={"tasks": [1]})
     assert runs[0]["status"] == "ok", runs
     recs = load_records(report.parent)
     vs = judged(recs)
-    assert vs[("tpr_rnn", "all_mean_error")][0] == "not measured" and "partial run" in vs[("tpr_rnn", "all_mean_error")][1]
+    assert (
+        vs[("tpr_rnn", "all_mean_error")][0] == "not measured"
+        and "partial run" in vs[("tpr_rnn", "all_mean_error")][1]
+    )
     assert vs[("tpr_rnn", "all_task01_error")][0] == "holds"
     text = report.read_text()
     assert "## tpr_rnn" in text and "## urn" not in text and "## hubert" not in text
@@ -316,7 +357,8 @@ def test_a_unit_record_of_another_key_is_refused(tmp_path, monkeypatch):
     unit = lambda name, seed, c, out_dir: dict(name=name, seed=seed, loss=c.steps)
     a = run_unit(unit, "toy", 0, Config(steps=1), kept, keys=["steps"])
     other = unit_key("toy", 0, Config(steps=2), ["steps"])
-    (kept / f"{other}.json").write_text((kept / f"{a['unit']}.json").read_text())      # a record copied under another key
+    # a record copied under another key
+    (kept / f"{other}.json").write_text((kept / f"{a['unit']}.json").read_text())
     with pytest.raises(ValueError, match=f"{other}.json holds the record of unit {a['unit']}"):
         run_unit(unit, "toy", 0, Config(steps=2), kept, keys=["steps"])
 
@@ -324,13 +366,16 @@ def test_units_skips_damaged_cache_entries(tmp_path, capsys):
     from tpr_nb.units import format_units, unit_status
     folder, cache = tmp_path / "units", tmp_path / "cache"
     (folder / "urn").mkdir(parents=True)
-    (folder / "urn" / "urn8_s0_0123456789.json").write_text(json.dumps(dict(steps=10, wall_s=1.0, note="")))
+    (folder / "urn" / "urn8_s0_0123456789.json").write_text(
+        json.dumps(dict(steps=10, wall_s=1.0, note="")))
     (folder / "urn" / "lstm_s0_0123456789.json").write_text("{cut")
     for name, owner, state in [("a", b"\xff\xfe", None), ("b", json.dumps({"record": 5}), None), ("c", "[]", None),
                                ("d", json.dumps({"record": str(folder / "urn" / "d_s0_x.json")}), {"trainer": {"step": 3, "best": None, "best_step": 0}}),
                                ("e", json.dumps({"record": str(folder / "urn" / "e_s0_x.json")}), {"trainer": []})]:
         (cache / "units" / name).mkdir(parents=True)
-        (cache / "units" / name / "record.json").write_bytes(owner if isinstance(owner, bytes) else owner.encode())
+        (cache / "units" / name / "record.json").write_bytes(
+            owner if isinstance(owner, bytes) else owner.encode()
+        )
         if state is not None:
             (cache / "units" / name / "checkpoint").mkdir()
             (cache / "units" / name / "checkpoint" / "state.json").write_text(json.dumps(state))
@@ -352,10 +397,13 @@ def _toy_fit(tmp_path, steps=8, evaluate=None, **kw):
                TrainConfig(**{**dict(max_steps=steps, eval_every=4, lr=0.05, out_dir=str(tmp_path) if tmp_path else None, progress=False), **kw}))
 
 def test_a_validation_value_nan_at_every_evaluation_is_an_error(tmp_path):
-    with pytest.raises(DivergedError, match="NaN at every evaluation"): _toy_fit(None, evaluate=lambda m: {"loss": float("nan")})
+    with pytest.raises(DivergedError, match="NaN at every evaluation"):
+        _toy_fit(None, evaluate=lambda m: {"loss": float("nan")})
 
-@pytest.mark.parametrize("kw, named", [(dict(mode="maximum"), "mode 'maximum'"), (dict(warmup_kind="cosine"), "warmup_kind 'cosine'"),
-                                       (dict(max_steps=0), "max_steps"), (dict(eval_every=0), "eval_every")])
+@pytest.mark.parametrize("kw, named", [(dict(mode="maximum"), "mode 'maximum'"),
+                                       (dict(warmup_kind="cosine"), "warmup_kind 'cosine'"),
+                                       (dict(max_steps=0), "max_steps"),
+                                       (dict(eval_every=0), "eval_every")])
 def test_fit_refuses_unknown_settings(kw, named):
     with pytest.raises(ValueError, match=named): _toy_fit(None, **kw)
 
@@ -381,12 +429,15 @@ def test_the_linzen_corpus_file_is_checked(tmp_path, monkeypatch):
     from tpr_nb.urn.agreement import linzen_corpus
     d = tmp_path / "linzen_agreement"
     d.mkdir()
-    with gzip.open(d / "agr_50_mostcommon_10K.tsv.gz", "wt") as fh: fh.write(LINZEN_HEAD + "the dog barks\t3\tVBZ\n")
+    with gzip.open(d / "agr_50_mostcommon_10K.tsv.gz", "wt") as fh:
+        fh.write(LINZEN_HEAD + "the dog barks\t3\tVBZ\n")
     monkeypatch.setenv("TPR_NB_DATA", str(tmp_path))
     monkeypatch.setenv("TPR_NB_CACHE", str(tmp_path / "c"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(ValueError, match=r"agr_50_mostcommon_10K.tsv.gz, row 2: no n_diff_intervening"): linzen_corpus()
+        with pytest.raises(ValueError,
+                           match=r"agr_50_mostcommon_10K.tsv.gz, row 2: no n_diff_intervening"):
+            linzen_corpus()
 
 def test_a_babi_story_line_with_a_tab_is_named():
     from tpr_nb.tpr_rnn.babi import parse_babi
@@ -445,7 +496,8 @@ def test_a_corrupt_runs_json_is_named_with_its_fix(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "runs.json is damaged" in err and "restore it" in err, err
     with pytest.raises(ValueError, match="runs.json is damaged"): read_runs(tmp_path)
-    assert (tmp_path / "runs.json").exists()                                # left where it is, for the user to restore
+    # left where it is, for the user to restore
+    assert (tmp_path / "runs.json").exists()
 
 def test_a_metrics_file_of_the_wrong_shape_is_named(tmp_path):
     from tpr_nb.report import load_records

@@ -11,14 +11,17 @@ seeds = st.integers(0, 2**31 - 1)
 def test_orthonormal_write_move_backlink(E, R, seed):
     "With orthonormal (not one-hot) bases the three operations are exact, as Fig. 1 draws them."
     g = torch.Generator().manual_seed(seed)
-    ents = random_basis(E, 3, "orthonormal", g, dtype=torch.float64).T[:, None]   # 3 entities, each (1, E)
+    # 3 entities, each (1, E)
+    ents = random_basis(E, 3, "orthonormal", g, dtype=torch.float64).T[:, None]
     rels = random_basis(R, 3, "orthonormal", g, dtype=torch.float64).T[:, None]
     a, b, c = ents
     r1, r2, r3 = rels
-    F = memory_update(torch.zeros(1, E, R, E, dtype=torch.float64), a, b, r1, r2, r3)       # a -r1-> b, b -r3-> a
+    # a -r1-> b, b -r3-> a
+    F = memory_update(torch.zeros(1, E, R, E, dtype=torch.float64), a, b, r1, r2, r3)
     torch.testing.assert_close(unbind3(F, a, r1), b)
     torch.testing.assert_close(unbind3(F, b, r3), a)
-    F = memory_update(F, a, c, r1, r2, r3, backlink=False)                                    # a -r1-> c; b moves to r2
+    # a -r1-> c; b moves to r2
+    F = memory_update(F, a, c, r1, r2, r3, backlink=False)
     torch.testing.assert_close(unbind3(F, a, r1), c)
     torch.testing.assert_close(unbind3(F, a, r2), b)
 
@@ -52,7 +55,11 @@ def test_single_task_recipe_survives_task6():
     try: locate("babi", "tasks_1-20_v1-2/en-10k/qa6_yes-no-questions_train.txt")
     except DataMissingError as e: pytest.skip(f"bAbI not available: {e}")
     torch.set_num_threads(1)
-    c = Config(profile_config(SINGLE_TASK, "quick"), max_steps=400, eval_every=400, time_budget_s=None, patience=None)
+    c = Config(profile_config(SINGLE_TASK, "quick"),
+               max_steps=400,
+               eval_every=400,
+               time_budget_s=None,
+               patience=None)
     assert c.clip_norm == 5.0
     runs = [run_task(6, s, c) for s in range(5)]
     assert sum(r["steps"] == 400 for r in runs) >= 3, [(r["seed"], r["steps"], r["note"]) for r in runs]

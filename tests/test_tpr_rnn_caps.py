@@ -24,11 +24,15 @@ def cap_bound(hist: list, c) -> bool:
     return last >= c.max_steps and (c.patience is None or last < best + c.patience * c.eval_every)
 
 def test_cap_bound():
-    c = Config(experiment("tpr_rnn/10_single_task").config("full"), max_steps=40000)   # the cap before stop 71
+    # the cap before stop 71
+    c = Config(experiment("tpr_rnn/10_single_task").config("full"), max_steps=40000)
     at = lambda *steps_errors: [dict(step=s, error=e) for s, e in steps_errors]
-    assert cap_bound(at((30000, 2.0), (38500, 1.0), (40000, 1.5)), c)          # still improving at the cap
-    assert not cap_bound(at((20000, 1.0), (30000, 2.0)), c)                     # stopped by patience
-    assert not cap_bound(at((30000, 1.0), (40000, 2.0)), c)                     # both stop at the same step
+    # still improving at the cap
+    assert cap_bound(at((30000, 2.0), (38500, 1.0), (40000, 1.5)), c)
+    # stopped by patience
+    assert not cap_bound(at((20000, 1.0), (30000, 2.0)), c)
+    # both stop at the same step
+    assert not cap_bound(at((30000, 1.0), (40000, 2.0)), c)
 
 def committed(notebook: str):
     "(unit name, bound) of each unit name of `notebook`'s full row with committed records, bound if any seed is."
@@ -45,9 +49,12 @@ def test_cap_row_names_the_bound_claims(notebook):
     card, c = card_for(notebook), experiment(notebook).config("full")
     rows = protocol_rows(card, c)
     seen = list(committed(notebook))
-    if notebook.endswith("10_single_task"): assert len(seen) >= 17, seen    # Table 2's records are committed
+    # Table 2's records are committed
+    if notebook.endswith("10_single_task"): assert len(seen) >= 17, seen
     for name, bound in seen:
         for claim in (f"{name}_error", f"{name}_best_error"):
             why = claim_protocol(card, claim, rows=rows)[1]
             capped = any(w.startswith("max_steps (") for w in why)
-            assert capped == bound, f"{notebook} {claim}: cap-bound units {bound}, max_steps row says {capped}"
+            assert (
+                capped == bound
+            ), f"{notebook} {claim}: cap-bound units {bound}, max_steps row says {capped}"

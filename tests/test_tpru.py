@@ -20,7 +20,9 @@ def test_gradcheck_against_finite_differences(variant, slices, seed):
             c.b_b.fill_(0.3)
             c.b_x.fill_(0.2)
     x = torch.randn(2, 2, 3, dtype=torch.float64, requires_grad=True)
-    assert torch.autograd.gradcheck(lambda x, *ps: m(x)[0].sum(), (x, *m.parameters()), eps=1e-6, atol=1e-5)
+    assert torch.autograd.gradcheck(lambda x, *ps: m(x)[0].sum(), (x, *m.parameters()),
+                                    eps=1e-6,
+                                    atol=1e-5)
 
 @settings(max_examples=15, deadline=None)
 @given(variant=st.sampled_from(VARIANTS), slices=st.sampled_from([1, 2]), roles=st.integers(1, 9),
@@ -41,13 +43,19 @@ def test_scan_backward_equals_autograd(variant, slices, roles, lengths, seed):
         else: torch.testing.assert_close(a, b, atol=1e-10, rtol=1e-8)
 
 @settings(max_examples=20, deadline=None)
-@given(variant=st.sampled_from(VARIANTS), d=st.integers(2, 12), n_roles=st.integers(1, 16), seed=seeds)
-@example(variant="ours", d=2, n_roles=1, seed=28854)     # every role off (s = 0): the analytic form once divided by zero here
+@given(variant=st.sampled_from(VARIANTS),
+       d=st.integers(2, 12),
+       n_roles=st.integers(1, 16),
+       seed=seeds)
+# every role off (s = 0): the analytic form once divided by zero here
+@example(variant="ours", d=2, n_roles=1, seed=28854)
 def test_analytic_jacobian_matches_autograd(variant, d, n_roles, seed):
     "The corrected Eqs. 7-8 equal autograd's d b_t / d b_(t-1) at any size."
     c = random_cell(variant, d=d, d_in=3, n_roles=n_roles, seed=seed % 10_000)
     x, b = torch.randn(3, dtype=torch.float64), torch.randn(d, dtype=torch.float64)
-    torch.testing.assert_close(step_jacobian(c, x, b), autograd_jacobian(c, x, b), atol=1e-10, rtol=1e-8)
+    torch.testing.assert_close(
+        step_jacobian(c, x, b), autograd_jacobian(c, x, b), atol=1e-10, rtol=1e-8
+    )
 
 @settings(max_examples=25, deadline=None)
 @given(lengths=st.lists(st.integers(1, 6), min_size=1, max_size=4), seed=seeds)

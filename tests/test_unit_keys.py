@@ -28,27 +28,35 @@ def owners(folder: str, profile: str, name: str) -> list:
 def committed_units():
     "(path, paper folder, profile) of every committed unit record: reports/<profile>/units/<folder>/, models/records/."
     for f in sorted(ROOT.glob("reports/*/units/*/*.json")): yield f, f.parts[-2], f.parts[-4]
-    notebook, profile = SHIPPED_UNITS                  # the shipped models' units (tpr_nb.models.ship_dyck_urn)
+    # the shipped models' units (tpr_nb.models.ship_dyck_urn)
+    notebook, profile = SHIPPED_UNITS
     for f in sorted(ROOT.glob("models/records/*.json")): yield f, notebook.split("/")[0], profile
 
 UNITS = list(committed_units())
 
 def test_there_are_committed_units():
     papers = {f.parts[-2] for f, _, _ in UNITS}
-    assert {"tpru", "records"} <= papers, papers      # tpr_rnn's units are retrained on TF 1.x Nadam (issue 51)
+    # tpr_rnn's units are retrained on TF 1.x Nadam (issue 51)
+    assert {"tpru", "records"} <= papers, papers
 
 @pytest.mark.parametrize("f,folder,profile", UNITS, ids=[str(f.relative_to(ROOT)) for f, _, _ in UNITS])
 def test_unit_key_names_its_file(f, folder, profile):
     rec = json.loads(f.read_text())
     name, seed, _ = re.fullmatch(r"(.+)_s(\d+)_([0-9a-f]{10})", f.stem).groups()
-    assert rec["unit"] == f.stem and rec["seed"] == int(seed), f"{f}: the record's unit/seed disagree with its name"
+    assert rec["unit"] == f.stem and rec["seed"] == int(
+        seed
+    ), f"{f}: the record's unit/seed disagree with its name"
     found = owners(folder, profile, name)
-    assert len(found) == 1, f"{f}: {len(found)} registered experiments of {folder} train a unit {name!r} at {profile}"
+    assert (
+        len(found) == 1
+    ), f"{f}: {len(found)} registered experiments of {folder} train a unit {name!r} at {profile}"
     e, u, c = found[0]
     row = u.row(c, rec)
     key = u.key(name, int(seed), row)
     shaping = {k: row[k] for k in u.keys if k in row}
-    assert key == f.stem, f"{f}: today's profile table ({e.notebook}) gives the key {key}; its settings: {shaping}"
+    assert (
+        key == f.stem
+    ), f"{f}: today's profile table ({e.notebook}) gives the key {key}; its settings: {shaping}"
 
 def test_a_screen_unit_trained_ahead_is_the_notebooks():
     "`tpr-nb units --train tpru/10_entailment --set lr=.. max_steps=..` trains the unit the notebook's rate screen runs."
@@ -59,8 +67,11 @@ def test_a_screen_unit_trained_ahead_is_the_notebooks():
     run = start("tpru/10_entailment", "full")
     c, u = run.config, run.units
     steps = c.lr_screen_steps
-    for name in dict.fromkeys(c.kinds + c.sweep + c.slices):     # Table 2's, then Figs. 1 and 2's models
+    # Table 2's, then Figs. 1 and 2's models
+    for name in dict.fromkeys(c.kinds + c.sweep + c.slices):
         for lr in c.lr_grid:
-            job = dict(name=name, lr=lr, seed=0, max_steps=steps)    # a job of screened_search's first stage
-            ahead = Config(c, **parse_set([f"lr={lr}", f"max_steps={steps}"]))   # as `tpr-nb units` reads them
+            # a job of screened_search's first stage
+            job = dict(name=name, lr=lr, seed=0, max_steps=steps)
+            # as `tpr-nb units` reads them
+            ahead = Config(c, **parse_set([f"lr={lr}", f"max_steps={steps}"]))
             assert u.key(name, 0, search_row(c, job)) == u.key(name, 0, ahead), (name, lr)

@@ -14,8 +14,11 @@ seeds = st.integers(0, 2**31 - 1)
 def test_exp_of_skew_is_a_rotation(n, scale, seed):
     "Whatever the parameters, exp(S) is orthogonal with determinant 1."
     g = torch.Generator().manual_seed(seed)
-    Q = torch.linalg.matrix_exp(skew(scale * torch.randn(3, n * (n - 1) // 2, generator=g, dtype=torch.float64), n))
-    torch.testing.assert_close(Q.transpose(-1, -2) @ Q, torch.eye(n, dtype=torch.float64).expand(3, n, n))
+    Q = torch.linalg.matrix_exp(
+        skew(scale * torch.randn(3, n * (n - 1) // 2, generator=g, dtype=torch.float64), n))
+    torch.testing.assert_close(
+        Q.transpose(-1, -2) @ Q,
+        torch.eye(n, dtype=torch.float64).expand(3, n, n))
     torch.testing.assert_close(torch.linalg.det(Q), torch.ones(3, dtype=torch.float64))
 
 @settings(max_examples=30, deadline=None)
@@ -23,19 +26,26 @@ def test_exp_of_skew_is_a_rotation(n, scale, seed):
 def test_gemm_and_bmm_paths_agree(U, B, T, n, seed):
     "The one-GEMM-per-step path and the per-row path compute the same states."
     g = torch.Generator().manual_seed(seed)
-    Q = torch.linalg.matrix_exp(skew(torch.randn(U, n * (n - 1) // 2, generator=g, dtype=torch.float64), n))
+    Q = torch.linalg.matrix_exp(
+        skew(torch.randn(U, n * (n - 1) // 2, generator=g, dtype=torch.float64), n))
     idx, s0 = torch.randint(0, U, (B, T), generator=g), torch.randn(B, n, generator=g, dtype=torch.float64)
-    torch.testing.assert_close(evolve(Q, idx, s0, gemm_limit=10**9), evolve(Q, idx, s0, gemm_limit=0))
+    torch.testing.assert_close(
+        evolve(Q, idx, s0, gemm_limit=10**9), evolve(Q, idx, s0, gemm_limit=0)
+    )
 
 @settings(max_examples=20, deadline=None)
-@given(a=st.lists(st.integers(1, 9), min_size=1, max_size=6), b=st.lists(st.integers(1, 9), min_size=1, max_size=6), seed=seeds)
+@given(a=st.lists(st.integers(1, 9), min_size=1, max_size=6),
+       b=st.lists(st.integers(1, 9), min_size=1, max_size=6),
+       seed=seeds)
 def test_phrases_compose(a, b, seed):
     "M(ab) = M(b) M(a), and running the network over a phrase applies M(phrase) to the start state."
     torch.manual_seed(seed % 10_000)
     m = URN(10, 6, 2, init_scale=0.5).double()
     a, b = torch.tensor(a), torch.tensor(b)
     with torch.no_grad():
-        torch.testing.assert_close(m.phrase_matrix(torch.cat([a, b])), m.phrase_matrix(b) @ m.phrase_matrix(a))
+        torch.testing.assert_close(
+            m.phrase_matrix(torch.cat([a, b])), m.phrase_matrix(b) @ m.phrase_matrix(a)
+        )
     assert composition_error(m, torch.cat([a, b])) < 1e-10
 
 @settings(max_examples=20, deadline=None)
@@ -64,7 +74,8 @@ def test_dyck_words_and_their_attractors(n_pairs, max_depth, seed):
         j = pos - distance
         assert w[j] == OPEN[CLOSE.index(w[pos])]
         assert attractors == sum(c in OPEN and c != w[j] for c in w[j + 1 : pos])
-        assert level == sum(1 if c in OPEN else -1 for c in w[: j + 1])     # the height just after the opening bracket
+        # the height just after the opening bracket
+        assert level == sum(1 if c in OPEN else -1 for c in w[: j + 1])
 
 @settings(max_examples=50, deadline=None)
 @given(n=st.integers(1, 10_000), frac=st.floats(0, 1))

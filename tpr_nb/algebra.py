@@ -30,14 +30,16 @@ def random_basis(d: int, n: int, kind: str = "gaussian", generator: torch.Genera
                  dtype=torch.float32) -> Tensor:
     "A `d x n` basis (vectors as columns) of `kind` 'gaussian' (N(0, 1/d)), 'orthonormal' or 'onehot'."
     if kind == "onehot" or kind == "orthonormal":
-        if n > d: raise ValueError(f"random_basis: cannot have {n} {kind} vectors in {d} dimensions")
+        if n > d:
+            raise ValueError(f"random_basis: cannot have {n} {kind} vectors in {d} dimensions")
     if kind == "onehot": return torch.eye(d, n, dtype=dtype)
     G = torch.randn(d, n, generator=generator, dtype=torch.float64) / math.sqrt(d)
     if kind == "gaussian": return G.to(dtype)
     if kind == "orthonormal":
         Q, Rr = torch.linalg.qr(G)
         return (Q * torch.sign(torch.diagonal(Rr))).to(dtype)  # sign fix: a uniform (Haar) draw
-    raise ValueError(f"random_basis: unknown kind {kind!r}; use 'gaussian', 'orthonormal' or 'onehot'")
+    raise ValueError(
+        f"random_basis: unknown kind {kind!r}; use 'gaussian', 'orthonormal' or 'onehot'")
 
 # %% ../nbs/00_algebra.ipynb #de90dba7
 def reduced_bind(R: Tensor, f: Tensor) -> Tensor:

@@ -11,7 +11,9 @@ import torch
 __all__ = ['time_train_steps', 'cpu_step_times', 'synced_step_times']
 
 # %% ../nbs/90_benchmarks.ipynb #18c070d8
-def time_train_steps(model, batches, loss_fn, steps: int, warmup: int = 3, lr: float = 1e-3) -> dict:
+def time_train_steps(
+    model, batches, loss_fn, steps: int, warmup: int = 3, lr: float = 1e-3
+) -> dict:
     "Mean forward, backward+update and step time (ms) and items/s of `steps` training steps on `batches` (cycled)."
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     fwd = bwd = 0.0
@@ -29,10 +31,15 @@ def time_train_steps(model, batches, loss_fn, steps: int, warmup: int = 3, lr: f
             fwd += t1 - t0
             bwd += t2 - t1
             n += len(next(iter(b.values())))
-    return dict(fwd_ms=1000 * fwd / steps, bwd_ms=1000 * bwd / steps, step_ms=1000 * (fwd + bwd) / steps, items_per_s=n / (fwd + bwd))
+    return dict(fwd_ms=1000 * fwd / steps,
+                bwd_ms=1000 * bwd / steps,
+                step_ms=1000 * (fwd + bwd) / steps,
+                items_per_s=n / (fwd + bwd))
 
 # %% ../nbs/90_benchmarks.ipynb #18c070d9
-def cpu_step_times(contenders: dict, batches: list, loss_fn, rounds: int, once: tuple = (), lr: float = 1e-3) -> dict:
+def cpu_step_times(
+    contenders: dict, batches: list, loss_fn, rounds: int, once: tuple = (), lr: float = 1e-3
+) -> dict:
     "CPU seconds of this thread per training step (forward, backward, Adam) of each contender `name: (model, context)`, interleaved: each round steps every contender on every batch (those in `once`: first round only), after one warm-up step each."
     opts = {n: torch.optim.Adam(m.parameters(), lr=lr) for n, (m, _) in contenders.items()}
     def step(n, b):
@@ -52,7 +59,9 @@ def cpu_step_times(contenders: dict, batches: list, loss_fn, rounds: int, once: 
     return out
 
 # %% ../nbs/90_benchmarks.ipynb #b3e1d0a7
-def synced_step_times(contenders: dict, batches: list, loss_fn, rounds: int, lr: float = 1e-3) -> dict:
+def synced_step_times(
+    contenders: dict, batches: list, loss_fn, rounds: int, lr: float = 1e-3
+) -> dict:
     "Wall-clock seconds per training step of each contender `name: model` on its own device, interleaved round by round."
     def sync(m):
         dev = next(m.parameters()).device

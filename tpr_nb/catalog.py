@@ -39,7 +39,10 @@ class DatasetInfo:
 
 def mirrored(url_base: str | None, archive_url: str | None, rows) -> list[DataFile]:
     "Files present in the mirror, given as `(path, bytes, sha256)` rows sharing a URL prefix and archive."
-    return [DataFile(p, n, h, url=url_base + p if url_base else None, archive_url=archive_url) for p, n, h in rows]
+    return [
+        DataFile(p, n, h, url=url_base + p if url_base else None, archive_url=archive_url)
+        for p, n, h in rows
+    ]
 
 CATALOG: dict[str, DatasetInfo] = {}
 def register(info: DatasetInfo):
@@ -52,7 +55,8 @@ _DATASET = dict(name=str, title=str, licence=str, homepage=str, citation=str, st
                 files=list)
 _FILE = dict(path=str, bytes=int, sha256=str, git_blob=str, url=str, archive_url=str, in_mirror=bool,
              note=str)
-_GROUP = dict(url_base=str, archive_url=str, rows=list)   # mirrored files: [path, bytes, sha256] rows
+# mirrored files: [path, bytes, sha256] rows
+_GROUP = dict(url_base=str, archive_url=str, rows=list)
 _HEX = dict(sha256=64, git_blob=40)
 
 def read_toml(text: str, where: str) -> dict:
@@ -68,7 +72,8 @@ def check_fields(entry, fields: dict, where: str, required=()) -> dict:
             raise ValueError(f"{where}: unknown field {k!r}; the fields are {', '.join(fields)}")
         types = fields[k] if isinstance(fields[k], tuple) else (fields[k],)
         if type(v) not in types:
-            raise ValueError(f"{where}: {k} = {v!r} is not {' or '.join(t.__name__ for t in types)}")
+            raise ValueError(
+                f"{where}: {k} = {v!r} is not {' or '.join(t.__name__ for t in types)}")
     if missing := [k for k in required if k not in entry]:
         raise ValueError(f"{where}: field {missing[0]!r} is missing")
     return entry
@@ -94,8 +99,12 @@ def _files(e, where: str) -> list[DataFile]:
     for i, r in enumerate(e["rows"], 1):
         if type(r) is not list or len(r) != 3:
             raise ValueError(f"{where}, row {i}: {r!r} is not [path, bytes, sha256]")
-    fs = [_file(dict(zip(("path", "bytes", "sha256"), r)), f"{where}, row {i}") for i, r in enumerate(e["rows"], 1)]
-    return mirrored(e.get("url_base"), e.get("archive_url"), [(f.path, f.bytes, f.sha256) for f in fs])
+    fs = [
+        _file(dict(zip(("path", "bytes", "sha256"), r)), f"{where}, row {i}")
+        for i, r in enumerate(e["rows"], 1)
+    ]
+    return mirrored(e.get("url_base"), e.get("archive_url"),
+                    [(f.path, f.bytes, f.sha256) for f in fs])
 
 def _dataset(d, where: str) -> DatasetInfo:
     "One `DatasetInfo` from the fields of its entry and its files, checked."
@@ -103,17 +112,23 @@ def _dataset(d, where: str) -> DatasetInfo:
     check_fields(d, _DATASET, where, ("name", "title", "licence", "homepage", "citation", "status"))
     if d["status"] not in STATUSES:
         raise ValueError(f"{where}: status {d['status']!r} is not one of {', '.join(STATUSES)}")
-    fs = [f for i, e in enumerate(d.get("files", []), 1) for f in _files(e, f"{where}, [[datasets.files]] {i}")]
+    fs = [
+        f for i, e in enumerate(d.get("files", []), 1)
+        for f in _files(e, f"{where}, [[datasets.files]] {i}")
+    ]
     _once([f.path for f in fs], f"{where}: file")
     return DatasetInfo(**{**d, "files": fs})
 
 def read_catalog(text: str, where: str = "catalogue") -> list[DatasetInfo]:
     "The datasets of a catalogue file's `text`, every entry checked; an error names `where`, the entry and the field."
     data = check_fields(read_toml(text, where), dict(datasets=list), where)
-    ds = [_dataset(d, f"{where}, [[datasets]] {i}") for i, d in enumerate(data.get("datasets", []), 1)]
+    ds = [
+        _dataset(d, f"{where}, [[datasets]] {i}") for i, d in enumerate(data.get("datasets", []), 1)
+    ]
     _once([d.name for d in ds], f"{where}: dataset")
     return ds
 
 # %% ../nbs/01a_catalog.ipynb #5ca924a6
 CATALOG_FILE = files("tpr_nb") / "catalog_data" / "datasets.toml"   # ships with the package
-for _d in read_catalog(CATALOG_FILE.read_text(encoding="utf-8"), "catalog_data/datasets.toml"): register(_d)
+for _d in read_catalog(CATALOG_FILE.read_text(encoding="utf-8"), "catalog_data/datasets.toml"):
+    register(_d)

@@ -78,20 +78,24 @@ def load_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimiz
         meta = json.loads((path / "state.json").read_text())
         tensors = load_file(path / "optim.safetensors")
     except FileNotFoundError as e:
-        raise CheckpointError(f"checkpoint {path} is incomplete: {e.filename} is missing. {afresh}.") from e
+        raise CheckpointError(
+            f"checkpoint {path} is incomplete: {e.filename} is missing. {afresh}.") from e
     except Exception as e:
-        raise CheckpointError(f"checkpoint {path} is truncated or corrupt ({type(e).__name__}: {e}). "
-                              f"{afresh}, or restore it from a copy.") from e
+        raise CheckpointError(
+            f"checkpoint {path} is truncated or corrupt ({type(e).__name__}: {e}). "
+            f"{afresh}, or restore it from a copy.") from e
     try: model.load_state_dict(weights)
     except RuntimeError as e:
-        raise CheckpointError(f"checkpoint {path} does not fit this model (different sizes?): {e}") from e
+        raise CheckpointError(
+            f"checkpoint {path} does not fit this model (different sizes?): {e}") from e
     try:
         if optimizer is not None and "optimizer" in meta:
             opt = {k[6:]: v for k, v in tensors.items() if k.startswith("optim.")}
             optimizer.load_state_dict(_join_optim_state(opt, meta["optimizer"]))
         torch.set_rng_state(tensors["rng.torch"])
         if "rng" in meta:
-            random.setstate(tuple(tuple(x) if isinstance(x, list) else x for x in meta["rng"]["python"]))
+            random.setstate(
+                tuple(tuple(x) if isinstance(x, list) else x for x in meta["rng"]["python"]))
             kind, keys, *rest = meta["rng"]["numpy"]
             np.random.set_state((kind, np.array(keys, dtype=np.uint32), *rest))
         return meta["trainer"]

@@ -36,7 +36,8 @@ class Claim:
         return self.rules.get(profile, self.rule)
 
 # %% ../nbs/03a_claims.ipynb #3c86920b
-EVIDENCE_CLASSES = dict(printed="a number the paper prints", derived="computed from numbers the paper prints",
+EVIDENCE_CLASSES = dict(printed="a number the paper prints",
+                        derived="computed from numbers the paper prints",
                         qualitative="a statement of the paper, made measurable",
                         diagnostic="this project's own check, not in the paper",
                         identity="true by construction: a property test, not a reproduction",
@@ -94,7 +95,8 @@ def post_hoc(c: Claim) -> PostHoc | None:
 def needs(c: Claim) -> str | None:
     "What measuring claim `c` takes beyond this project's data and quick profile, if `NEEDS` says."
     from fnmatch import fnmatchcase
-    hits = (t for p, e, pat, t in NEEDS if p == c.paper and fnmatchcase(c.experiment, e) and fnmatchcase(c.claim_id, pat))
+    hits = (t for p, e, pat, t in NEEDS
+            if p == c.paper and fnmatchcase(c.experiment, e) and fnmatchcase(c.claim_id, pat))
     return next(hits, None)
 
 # %% ../nbs/03a_claims.ipynb #9a4e7d13
@@ -109,23 +111,30 @@ RULE_BOUNDS = dict(chars=300, nodes=60, constant=1e6, exponent=4)
 
 def _rule_bound(rule: str, n: ast.AST) -> str | None:
     "Why node `n` of `rule` breaks `RULE_BOUNDS`, if it does."
-    if isinstance(n, ast.Constant) and (type(n.value) not in (int, float) or abs(n.value) > RULE_BOUNDS["constant"]):
-        return (f"the constant {n.value!r} is " + ("not a number" if type(n.value) not in (int, float) else
-                f"too large (a rule's numbers lie within +-{RULE_BOUNDS['constant']:g})"))
+    if isinstance(n, ast.Constant) and (type(n.value) not in (int, float)
+                                        or abs(n.value) > RULE_BOUNDS["constant"]):
+        return (f"the constant {n.value!r} is " +
+                ("not a number" if type(n.value) not in (int, float) else
+                 f"too large (a rule's numbers lie within +-{RULE_BOUNDS['constant']:g})"))
     if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow):
-        e = n.right.operand if isinstance(n.right, ast.UnaryOp) and isinstance(n.right.op,
-                                                                               (ast.USub, ast.UAdd)) else n.right
+        e = (
+            n.right.operand
+            if isinstance(n.right, ast.UnaryOp) and isinstance(n.right.op, (ast.USub, ast.UAdd))
+            else n.right
+        )
         if not (isinstance(e, ast.Constant) and type(e.value) in (int, float) and abs(e.value) <= RULE_BOUNDS["exponent"]) \
            or any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Pow) for m in ast.walk(n.left)):
-            return (f"a power's exponent must be a number up to {RULE_BOUNDS['exponent']}, its base no "
-                    "power (no towers)")
+            return (
+                f"a power's exponent must be a number up to {RULE_BOUNDS['exponent']}, its base no "
+                "power (no towers)")
     return None
 
 def parse_rule(rule: str, names=("ours", "paper")) -> ast.Expression:
     "The syntax tree of `rule`, checked to be the small arithmetic/comparison language of rules over `names`, bounded."
     if not isinstance(rule, str) or len(rule) > RULE_BOUNDS["chars"]:
-        raise ValueError(f"rule {str(rule)[:80]!r}: a rule is a string of at most {RULE_BOUNDS['chars']} "
-                         "characters")
+        raise ValueError(
+            f"rule {str(rule)[:80]!r}: a rule is a string of at most {RULE_BOUNDS['chars']} "
+            "characters")
     tree = ast.parse(rule, mode="eval")
     nodes = list(ast.walk(tree))
     if len(nodes) > RULE_BOUNDS["nodes"]:
@@ -141,7 +150,8 @@ def parse_rule(rule: str, names=("ours", "paper")) -> ast.Expression:
 def _parsed(rule: str, where: str, names=("ours", "paper")) -> set[str]:
     "The names `rule` reads, if it parses as a rule over `names`; else a `ValueError` naming `where`."
     try: tree = parse_rule(rule, names)
-    except SyntaxError as e: raise ValueError(f"{where}: rule {rule!r} does not parse: {e.msg}") from None
+    except SyntaxError as e:
+        raise ValueError(f"{where}: rule {rule!r} does not parse: {e.msg}") from None
     except ValueError as e: raise ValueError(f"{where}: {e}") from None
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
@@ -165,15 +175,17 @@ _REGISTRIES = {
 
 def _paper(p: str, where: str) -> str:
     "`p`, if it is one of `PAPERS`; else a `ValueError` naming `where`."
-    if p not in PAPERS: raise ValueError(f"{where}: unknown paper {p!r}; the papers are {', '.join(PAPERS)}")
+    if p not in PAPERS:
+        raise ValueError(f"{where}: unknown paper {p!r}; the papers are {', '.join(PAPERS)}")
     return p
 
 def _values(e: dict, where: str) -> dict:
     "Claim id -> paper value of one `[[claims]]` entry: one claim (`claim_id`), or a table (`rows`, or `ids`)."
     if len({"claim_id", "rows", "ids"} & e.keys()) != 1 or {"prefix", "claim_id"} <= e.keys() \
        or "paper_value" in e and "claim_id" not in e:
-        raise ValueError(f"{where}: give a claim_id (and paper_value) for one claim, or rows or ids (and "
-                         "prefix) for a table")
+        raise ValueError(
+            f"{where}: give a claim_id (and paper_value) for one claim, or rows or ids (and "
+            "prefix) for a table")
     if "claim_id" in e: return {e["claim_id"]: e.get("paper_value")}
     if any(type(i) is not str for i in e.get("ids", [])):
         raise ValueError(f"{where}: ids {e['ids']!r} are not all strings")
@@ -187,18 +199,23 @@ def _claims(e, paper: str | None, where: str) -> list[Claim]:
     if type(e) is dict and (label := e.get("claim_id") or e.get("prefix")): where += f" ({label})"
     check_fields(e, _ENTRY, where, ("experiment", "metric", "source"))
     if paper is None and "paper" not in e: raise ValueError(f"{where}: name the claim's paper")
-    if paper is not None and "paper" in e: raise ValueError(f"{where}: names a paper in {paper}'s own file")
+    if paper is not None and "paper" in e:
+        raise ValueError(f"{where}: names a paper in {paper}'s own file")
     if ("rule" in e) == e.get("reference", False):
         raise ValueError(f"{where}: give a rule, or reference = true (a value with no verdict)")
     if bad := next((r for r in e.get("rules", {}).values() if type(r) is not str), None):
         raise ValueError(f"{where}: rule {bad!r} is not a string")
     p, rules = _paper(e.get("paper", paper), where), e.get("rules", {})
-    cs = [Claim(p, e["experiment"], e.get("prefix", "") + k, e["metric"], v, e.get("rule"), e["source"],
-                e.get("note", ""), dict(rules)) for k, v in _values(e, where).items()]
+    cs = [
+        Claim(p, e["experiment"],
+              e.get("prefix", "") + k, e["metric"], v, e.get("rule"), e["source"],
+              e.get("note", ""), dict(rules)) for k, v in _values(e, where).items()
+    ]
     for c in cs:
         for r in filter(None, [c.rule, *c.rules.values()]):
             if "paper" in _parsed(r, where) and c.paper_value is None:
-                raise ValueError(f"{where}: rule {r!r} reads `paper`, but {c.claim_id} has no paper value")
+                raise ValueError(
+                    f"{where}: rule {r!r} reads `paper`, but {c.claim_id} has no paper value")
     return cs
 
 def _registry(kind: str, e, paper: str, where: str) -> list[tuple]:
@@ -213,7 +230,8 @@ def _registry(kind: str, e, paper: str, where: str) -> list[tuple]:
                          f"{', '.join(EVIDENCE_CLASSES)}")
     if kind == "guards": _parsed(e["rule"], where, ("ours", "paper", "ref"))
     if kind == "over_seeds" and e["stat"] not in OVER_SEEDS_STATS:
-        raise ValueError(f"{where}: unknown statistic {e['stat']!r}; use one of {', '.join(OVER_SEEDS_STATS)}")
+        raise ValueError(
+            f"{where}: unknown statistic {e['stat']!r}; use one of {', '.join(OVER_SEEDS_STATS)}")
     return [row(paper, g, e) for g in globs]
 
 def _unique(claims: list[Claim], where: str):
@@ -244,7 +262,8 @@ def load_claims(name: str) -> tuple[list[Claim], dict]:
     return read_claims((CLAIMS_DATA / f).read_text(encoding="utf-8"), paper, f"claims_data/{f}")
 
 # %% ../nbs/03a_claims.ipynb #b83e2d57
-_FILES = {p: load_claims(p) for p in PAPERS}                # in the registry's order (`tpr_nb.papers`)
+# in the registry's order (`tpr_nb.papers`)
+_FILES = {p: load_claims(p) for p in PAPERS}
 DIAGNOSTICS = load_claims("diagnostics")[0]
 CLAIMS: list[Claim] = [c for p in PAPERS for c in _FILES[p][0]] + DIAGNOSTICS
 _unique(CLAIMS, "claims_data")   # a diagnostic claim's id is not one of its paper's
@@ -255,16 +274,21 @@ NEEDS, EVIDENCE, GUARDS, POST_HOC, SPREADS, OVER_SEEDS = (
 # %% ../nbs/03a_claims.ipynb #7fe229d7
 def eval_rule(rule: str, ours: float, paper: float | None, **names: float) -> bool:
     "Evaluate a claim's `rule` with `ours`, `paper` and `names` (a guard's `ref`) bound; a bounded language only."
-    tree = parse_rule(rule, ("ours", "paper", *names))   # the check every rule of the claims files passes
+    # the check every rule of the claims files passes
+    tree = parse_rule(rule, ("ours", "paper", *names))
     if paper is None and any(isinstance(n, ast.Name) and n.id == "paper" for n in ast.walk(tree)):
         raise ValueError(f"rule {rule!r} uses `paper`, but this claim has no paper value")
-    scope = {"ours": ours, "paper": paper, **names, **RULE_FUNCS}   # bounded (`RULE_BOUNDS`): it cannot hang
+    # bounded (`RULE_BOUNDS`): it cannot hang
+    scope = {"ours": ours, "paper": paper, **names, **RULE_FUNCS}
     return bool(eval(compile(tree, "<rule>", "eval"), {"__builtins__": {}}, scope))
 
 def get_claim(paper: str, claim_id: str) -> Claim:
     "The registered claim `claim_id` of `paper`, with a helpful error."
-    if paper not in PAPERS: raise KeyError(f"unknown paper {paper!r}; use one of {', '.join(PAPERS)}")
+    if paper not in PAPERS:
+        raise KeyError(f"unknown paper {paper!r}; use one of {', '.join(PAPERS)}")
     for c in CLAIMS:
         if c.paper == paper and c.claim_id == claim_id: return c
-    close = [c.claim_id for c in CLAIMS if c.paper == paper and claim_id.split("_")[0] in c.claim_id][:5]
+    close = [
+        c.claim_id for c in CLAIMS if c.paper == paper and claim_id.split("_")[0] in c.claim_id
+    ][:5]
     raise KeyError(f"{paper} has no claim {claim_id!r}" + (f"; similar: {close}" if close else ""))

@@ -26,12 +26,16 @@ def _data_check_cmd(a) -> int:
     for r in rows:
         where = r.where if r.status == "ok" else (r.url or "no URL known") if r.status == "missing" else r.where
         print(f"{r.status:8s} {r.dataset + '/' + r.path:{w}s}  {where}")
-    n = {s: sum(r.status == s for r in rows) for s in ("ok", "unverified", "missing", "missing-mirror", "corrupt")}
+    n = {
+        s: sum(r.status == s for r in rows)
+        for s in ("ok", "unverified", "missing", "missing-mirror", "corrupt")
+    }
     print(f"\n{len({r.dataset for r in rows})} datasets, {len(rows)} files: {n['ok']} verified, "
           f"{n['unverified']} found but without a checksum to verify, {n['missing']} missing (their URLs "
           "are listed; `locate` downloads them on first use unless TPR_NB_OFFLINE=1), "
           f"{n['missing-mirror']} missing from the mirror that should have them, {n['corrupt']} corrupt.")
-    if not os.environ.get("TPR_NB_DATA"): print("TPR_NB_DATA is not set: only the cache was searched.")
+    if not os.environ.get("TPR_NB_DATA"):
+        print("TPR_NB_DATA is not set: only the cache was searched.")
     return 1 if n["corrupt"] or n["missing-mirror"] else 0
 
 def _repro_cmd(a) -> int:
@@ -92,20 +96,24 @@ def _units_cmd(a) -> int:
         print(f"{rec['unit']}: {'its record was there already' if rec['cached'] else 'trained'}; "
               f"steps {rec.get('steps')}, " + ", ".join(f"{k} {v:.4g}" for k, v in got.items()))
         return 0
-    print(format_units(unit_status(a.folder or unit_records(project_root() / "reports" / a.profile))))
+    print(
+        format_units(unit_status(a.folder or unit_records(project_root() / "reports" / a.profile))))
     return 0
 
 def _parser() -> argparse.ArgumentParser:
     "The parser of the `tpr-nb` command."
-    p = argparse.ArgumentParser(prog="tpr-nb",
-                                description="Reproductions of five papers on structured representations.")
+    p = argparse.ArgumentParser(
+        prog="tpr-nb", description="Reproductions of five papers on structured representations."
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
     only = dict(default=None, help="glob or substring of the notebook path under nbs/")
     d = sub.add_parser("data", help="dataset tools").add_subparsers(dest="what", required=True)
-    c = d.add_parser("check", help="where each dataset file is, whether it verifies, what is missing")
+    c = d.add_parser("check",
+                     help="where each dataset file is, whether it verifies, what is missing")
     c.add_argument("--dataset", action="append", help="only this dataset (repeatable)")
     c.set_defaults(fn=_data_check_cmd)
-    r = sub.add_parser("repro", help="run the experiment notebooks with papermill and assemble the report")
+    r = sub.add_parser("repro",
+                       help="run the experiment notebooks with papermill and assemble the report")
     r.add_argument("--profile", default="quick", choices=PROFILES)
     r.add_argument("--only", **only)
     r.add_argument("--nbs", default=None, type=Path)
@@ -121,8 +129,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="git-commit each finished unit record of a long or "
                    "full run as it lands (reports/<profile>/units/), that file only")
     r.set_defaults(fn=_repro_cmd)
-    q = sub.add_parser("prose",
-                       help="copy each notebook's prose into its executed copy when their code is the same")
+    q = sub.add_parser(
+        "prose",
+        help="copy each notebook's prose into its executed copy when their code is the same")
     q.add_argument("--profile", default="quick", choices=PROFILES)
     q.add_argument("--only", **only)
     q.add_argument("--nbs", default=None, type=Path)
@@ -131,16 +140,21 @@ def _parser() -> argparse.ArgumentParser:
     f = sub.add_parser("figures", help="save every figure of the executed notebooks as PNG under "
                        "reports/<profile>/figures/<paper>/")
     f.add_argument("--profile", default="quick", choices=PROFILES)
-    f.add_argument("--only", default=None, help="glob or substring of the notebook path under notebooks/")
-    f.add_argument("--out", default=None, type=Path, help="the report folder (default reports/<profile>)")
+    f.add_argument("--only",
+                   default=None,
+                   help="glob or substring of the notebook path under notebooks/")
+    f.add_argument(
+        "--out", default=None, type=Path, help="the report folder (default reports/<profile>)"
+    )
     f.set_defaults(fn=_figures_cmd)
     s = sub.add_parser("report", help="assemble REPORT.md and claims.csv from recorded results")
     s.add_argument("--profile", default="quick", choices=PROFILES)
     s.add_argument("--out", default=None, type=Path)
     s.set_defaults(fn=_report_cmd)
-    u = sub.add_parser("units",
-                       help="where a long run stands: its finished units (committed records) and this "
-                       "machine's units in progress")
+    u = sub.add_parser(
+        "units",
+        help="where a long run stands: its finished units (committed records) and this "
+        "machine's units in progress")
     u.add_argument("--profile", default="full", choices=PROFILES)
     u.add_argument("--folder", default=None, type=Path,
                    help="the unit records (default reports/<profile>/units)")
@@ -160,7 +174,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `tpr-nb` command."
     a = _parser().parse_args(argv)
-    if a.cmd in ("repro", "prose", "report", "units", "figures"):   # the commands that use the project
+    # the commands that use the project
+    if a.cmd in ("repro", "prose", "report", "units", "figures"):
         root, how = find_project()
         print(f"tpr-nb: project {root} (from {how})", file=sys.stderr)
     try: return a.fn(a)

@@ -73,8 +73,9 @@ def verify_file(p: Path, entry: DataFile) -> Path:
            f"{entry.url or entry.archive_url or 'its source (see the catalogue)'}, or restore the mirror "
            "copy.")
     if entry.bytes is not None and st.st_size != entry.bytes:
-        raise DataCorruptError(f"{p}: {st.st_size} bytes, expected {entry.bytes} (truncated or wrong "
-                               f"file). {fix}")
+        raise DataCorruptError(
+            f"{p}: {st.st_size} bytes, expected {entry.bytes} (truncated or wrong "
+            f"file). {fix}")
     if entry.sha256:
         got, want, kind = sha256_file(p), entry.sha256, "sha256"
     elif entry.git_blob:
@@ -83,7 +84,8 @@ def verify_file(p: Path, entry: DataFile) -> Path:
         got = want = kind = None
         warnings.warn(f"{p}: no checksum is published for {entry.path}; using it unverified. "
                       f"Its sha256 is {sha256_file(p)}: add it to the catalogue to pin it.")
-    if got != want: raise DataCorruptError(f"{p}: {kind} {got} does not match the expected {want}. {fix}")
+    if got != want:
+        raise DataCorruptError(f"{p}: {kind} {got} does not match the expected {want}. {fix}")
     _verified[key] = entry.path
     return p
 
@@ -93,7 +95,8 @@ def _fetch(url: str, dest: Path) -> Path:
     fd, tmp = tempfile.mkstemp(dir=dest.parent, suffix=".part")
     os.close(fd)
     try:
-        with urllib.request.urlopen(url, timeout=60) as r, open(tmp, "wb") as out: shutil.copyfileobj(r, out)
+        with urllib.request.urlopen(url, timeout=60) as r, open(tmp, "wb") as out:
+            shutil.copyfileobj(r, out)
         return Path(tmp)
     except Exception:
         Path(tmp).unlink(missing_ok=True)
@@ -164,12 +167,15 @@ def data_check(names: list[str] | None = None) -> list[FileStatus]:
     for name in names or sorted(CATALOG):
         for f in dataset_info(name).files:
             url = f.url or f.archive_url or ""
-            try: rows.append(FileStatus(name, f.path, "ok" if (f.sha256 or f.git_blob) else "unverified",
-                                        str(locate(name, f.path, download_ok=False)), url))
+            try:
+                rows.append(
+                    FileStatus(name, f.path, "ok" if (f.sha256 or f.git_blob) else "unverified",
+                               str(locate(name, f.path, download_ok=False)), url))
             except DataMissingError:
                 status = "missing-mirror" if mirror and f.in_mirror else "missing"
                 rows.append(FileStatus(name, f.path, status, "", url))
-            except DataCorruptError as e: rows.append(FileStatus(name, f.path, "corrupt", str(e), url))
+            except DataCorruptError as e:
+                rows.append(FileStatus(name, f.path, "corrupt", str(e), url))
     return rows
 
 # %% ../nbs/01_data.ipynb #13cf7f54
@@ -180,7 +186,8 @@ class Vocab:
         counts = Counter(tokens)
         self.unk = unk
         self.itos = list(specials) + ([unk] if unk and unk not in specials else [])
-        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))        # most frequent first, ties by name
+        # most frequent first, ties by name
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         keep = [t for t, c in ranked if c >= min_freq and t not in self.itos]
         self.itos += keep[: None if max_size is None else max_size - len(self.itos)]
         self.stoi = {t: i for i, t in enumerate(self.itos)}
@@ -189,7 +196,8 @@ class Vocab:
     def __getitem__(self, t: str) -> int:
         if t in self.stoi: return self.stoi[t]
         if self.unk is None:
-            raise KeyError(f"token {t!r} is not in the vocabulary ({len(self)} tokens) and it has no <unk>")
+            raise KeyError(
+                f"token {t!r} is not in the vocabulary ({len(self)} tokens) and it has no <unk>")
         return self.stoi[self.unk]
     def encode(self, toks) -> list[int]: return [self[t] for t in toks]
     def decode(self, ids) -> list[str]: return [self.itos[int(i)] for i in ids]
@@ -240,9 +248,11 @@ LM_FILES = {"ptb": "ptb.{split}.txt", "wikitext-2": "{split}.txt"}
 
 def load_lm_corpus(name: str, split: str) -> Dataset:
     "Sentences of an LM corpus (`ptb`, `wikitext-2`) as token lists, each ending in `<eos>`."
-    if name not in LM_FILES: raise ValueError(f"unknown LM corpus {name!r}; use one of {list(LM_FILES)}")
+    if name not in LM_FILES:
+        raise ValueError(f"unknown LM corpus {name!r}; use one of {list(LM_FILES)}")
     text = locate(name, LM_FILES[name].format(split=split)).read_text(encoding="utf-8")
-    return Dataset.from_dict({"tokens": [l.split() + ["<eos>"] for l in text.splitlines() if l.strip()]})
+    return Dataset.from_dict(
+        {"tokens": [l.split() + ["<eos>"] for l in text.splitlines() if l.strip()]})
 
 def text_blocks(text: str):
     "The blocks of non-blank lines of `text` (a sentence each, in CoNLL formats)."
@@ -258,7 +268,8 @@ def text_blocks(text: str):
 def load_ud_ewt(split: str) -> Dataset:
     "UD English-EWT: tokens, upos, feats, head (0 = root), deprel per sentence; multiword and empty nodes skipped."
     cols = dict(tokens=[], upos=[], feats=[], head=[], deprel=[])
-    for b in text_blocks(locate("ud_english_ewt", f"en_ewt-ud-{split}.conllu").read_text(encoding="utf-8")):
+    for b in text_blocks(
+            locate("ud_english_ewt", f"en_ewt-ud-{split}.conllu").read_text(encoding="utf-8")):
         rows = [l.split("\t") for l in b if not l.startswith("#")]
         rows = [r for r in rows if r[0].isdigit()]
         for k, i in [("tokens", 1), ("upos", 3), ("feats", 5), ("deprel", 7)]:

@@ -35,8 +35,9 @@ def _model(model, default: str) -> nn.Module:
 
 def _unknown(what: str, bad, known, model_name: str):
     if bad:
-        raise ValueError(f"unknown {what} for {model_name}: {', '.join(repr(b) for b in bad)}. It knows: "
-                         f"{' '.join(known)}")
+        raise ValueError(
+            f"unknown {what} for {model_name}: {', '.join(repr(b) for b in bad)}. It knows: "
+            f"{' '.join(known)}")
 
 # %% ../nbs/06_demo.ipynb #19126a66
 def babi_sentences(text: str) -> tuple[list[list[str]], list[str]]:
@@ -44,11 +45,13 @@ def babi_sentences(text: str) -> tuple[list[list[str]], list[str]]:
     parts = [p.strip() for p in re.findall(r"[^.?]*[.?]", text)]
     rest = re.sub(r"[^.?]*[.?]", "", text).strip()
     if rest:
-        raise ValueError(f"{rest!r} does not end with '.' or '?': end each story sentence with '.' and "
-                         "the question with '?'")
+        raise ValueError(
+            f"{rest!r} does not end with '.' or '?': end each story sentence with '.' and "
+            "the question with '?'")
     if not parts or not parts[-1].endswith("?"):
         raise ValueError("the text must end with a question ending in '?'")
-    if any(p.endswith("?") for p in parts[:-1]): raise ValueError("only the last sentence may be a question")
+    if any(p.endswith("?") for p in parts[:-1]):
+        raise ValueError("only the last sentence may be a question")
     story, q = [babi_tokens(p) for p in parts[:-1] if babi_tokens(p)], babi_tokens(parts[-1])
     if not story: raise ValueError("a question needs at least one story sentence before it")
     return story, q
@@ -68,9 +71,11 @@ def babi_steps(model: nn.Module, story: torch.Tensor, n_sent: torch.Tensor,
     torch.testing.assert_close(logits, model(story, n_sent, question))
     return logits, steps
 
-# the words bAbI questions frame an entity with (tasks 1-20); any other question word names something
-QUESTION_WORDS = frozenset("where what who whom why how is was are were the a an did does do before after in "
-                           "of to from many much give gave go went got carrying holding color there".split())
+# the words bAbI questions frame an entity with (tasks 1-20); any other question word
+# names something
+QUESTION_WORDS = frozenset(
+    "where what who whom why how is was are were the a an did does do before after in "
+    "of to from many much give gave go went got carrying holding color there".split())
 
 @torch.no_grad()
 def babi_demo(text: str, model=None) -> dict:
@@ -98,13 +103,16 @@ def babi_demo(text: str, model=None) -> dict:
 
 # %% ../nbs/06_demo.ipynb #5596d1e2
 def format_babi(r: dict) -> str:
-    return "\n".join([*(f"story     {' '.join(s)}" for s in r["story"]), f"question  {' '.join(r['question'])}",
-                      f"answer    {r['answer']}  (p = {r['p']:.3f})",
-                      "inference steps (each step's entity vector, read through the output layer Z as "
-                      "the word it scores highest):",
-                      *(f"  step {k}: {w}" for k, w in enumerate(r["steps"], 1)),
-                      *([f"warning   the story never mentions {', '.join(r['absent'])}: a TPR-RNN answers "
-                         "anyway, often confidently, and this answer means nothing"] if r.get("absent") else [])])
+    return "\n".join([
+        *(f"story     {' '.join(s)}" for s in r["story"]), f"question  {' '.join(r['question'])}",
+        f"answer    {r['answer']}  (p = {r['p']:.3f})",
+        "inference steps (each step's entity vector, read through the output layer Z as "
+        "the word it scores highest):", *(f"  step {k}: {w}" for k, w in enumerate(r["steps"], 1)),
+        *([
+            f"warning   the story never mentions {', '.join(r['absent'])}: a TPR-RNN answers "
+            "anyway, often confidently, and this answer means nothing"
+        ] if r.get("absent") else [])
+    ])
 
 # %% ../nbs/06_demo.ipynb #9235a6fd
 def formula(s: str, model_name: str = "this classifier") -> str:
@@ -124,7 +132,9 @@ def entail_demo(a: str, b: str, model=None) -> dict:
     a, b = formula(a), formula(b)
     (A, la), (B, lb) = pad([ent.encode(a)]), pad([ent.encode(b)])
     p = model(dict(a=A, b=B, a_len=la, b_len=lb))[0].softmax(-1)
-    return dict(a=a, b=b, p_entails=float(p[1]), model_says=bool(p[1] > 0.5), truth=ent.entails(a, b))
+    return dict(
+        a=a, b=b, p_entails=float(p[1]), model_says=bool(p[1] > 0.5), truth=ent.entails(a, b)
+    )
 
 def format_entail(r: dict) -> str:
     say = lambda yes: "entails" if yes else "does not entail"
@@ -142,7 +152,8 @@ def dyck_demo(s: str, model=None) -> dict:
     if not s: raise ValueError("give a bracket string, e.g. '([{}])'")
     # an error for a closer with no opener
     stats = {i: a for i, a, _, _ in closing_stats(s)}
-    logits = model(torch.tensor([[STOI["<s>"]] + [STOI[c] for c in s]]))[0]     # logits[t] predicts s[t]
+    # logits[t] predicts s[t]
+    logits = model(torch.tensor([[STOI["<s>"]] + [STOI[c] for c in s]]))[0]
     close = torch.tensor(CLOSE_IDS)
     rows, stack = [], []
     for t, c in enumerate(check_brackets(s)):
@@ -160,8 +171,9 @@ def format_dyck(r: dict) -> str:
     lines = [f"word {r['word']}", "position  bracket  right  model predicts  p(right)  attractors"]
     for x in r["closers"]:
         mark = "" if x["given"] == x["right"] else "   (the word has the wrong closer here)"
-        lines.append(f"{x['position']:8d}  {x['given']:>7s}  {x['right']:>5s}  {x['predicted']:>14s}  "
-                     f"{x['p_right']:8.3f}  {x['attractors']:10d}{mark}")
+        lines.append(
+            f"{x['position']:8d}  {x['given']:>7s}  {x['right']:>5s}  {x['predicted']:>14s}  "
+            f"{x['p_right']:8.3f}  {x['attractors']:10d}{mark}")
     lines.append(f"{r['correct']} of {len(r['closers'])} closing brackets predicted right")
     return "\n".join(lines)
 
@@ -179,11 +191,12 @@ def score_brackets(model, word: str) -> dict:
     return dyck_demo(word, model)
 
 # %% ../nbs/06_demo.ipynb #ce0d6144
-BABI_HELP = ("Answer the question at the end of a bAbI-style story with a shipped TPR-RNN and print its "
-             "three inference steps' entities. Sentences end with '.', the question with '?'; words are "
-             "lower-cased and split as the bAbI files are. Each step's entity vector i_k is read as a "
-             "word through the model's output layer Z: the vocabulary word whose row of Z scores it "
-             "highest (how the model reads its answer from i_1 + i_2 + i_3).")
+BABI_HELP = (
+    "Answer the question at the end of a bAbI-style story with a shipped TPR-RNN and print its "
+    "three inference steps' entities. Sentences end with '.', the question with '?'; words are "
+    "lower-cased and split as the bAbI files are. Each step's entity vector i_k is read as a "
+    "word through the model's output layer Z: the vocabulary word whose row of Z scores it "
+    "highest (how the model reads its answer from i_1 + i_2 + i_3).")
 
 def _run(fn, fmt):
     def cmd(a):
@@ -193,31 +206,41 @@ def _run(fn, fmt):
 
 def add_demo_parser(sub) -> argparse.ArgumentParser:
     "Register `demo babi|entail|dyck` on the subparsers `sub` of the `tpr-nb` command."
-    d = sub.add_parser("demo", help="ask a shipped model: a bAbI story, a logical entailment, a Dyck word",
+    d = sub.add_parser("demo",
+                       help="ask a shipped model: a bAbI story, a logical entailment, a Dyck word",
                        description="Ask the small trained models shipped under models/ (see "
-                                   "models/README.md).")
+                       "models/README.md).")
     dd = d.add_subparsers(dest="demo", required=True)
-    b = dd.add_parser("babi",
-                      help="answer a bAbI question with a TPR-RNN, showing its three inference steps",
-                      description=BABI_HELP)
-    b.add_argument("text", help='e.g. "Mary moved to the bathroom. John went to the hallway. Where is Mary?"')
+    b = dd.add_parser(
+        "babi",
+        help="answer a bAbI question with a TPR-RNN, showing its three inference steps",
+        description=BABI_HELP)
+    b.add_argument(
+        "text", help='e.g. "Mary moved to the bathroom. John went to the hallway. Where is Mary?"')
     b.add_argument("--task", type=int, default=1, choices=[1, 2],
                    help="the shipped TPR-RNN of this bAbI task (default 1)")
-    b.add_argument("--model", default=None,
-                   help="another kept TPR-RNN: a shipped model's name, a folder with model.json or a unit key")
+    b.add_argument(
+        "--model",
+        default=None,
+        help="another kept TPR-RNN: a shipped model's name, a folder with model.json or a unit key")
     task_model = lambda a: a.model or shipped_model(f"tpr_rnn-babi-task{a.task:02d}")
     b.set_defaults(fn=_run(lambda a: babi_demo(a.text, task_model(a)), format_babi))
-    e = dd.add_parser("entail",
-                      help="does formula A entail formula B? the shipped classifier and the truth table",
-                      description="Formulas as in Evans et al.'s data: letters, ~(A), (A&B), (A|B), (A>B).")
+    e = dd.add_parser(
+        "entail",
+        help="does formula A entail formula B? the shipped classifier and the truth table",
+        description="Formulas as in Evans et al.'s data: letters, ~(A), (A&B), (A|B), (A>B).")
     e.add_argument("a")
     e.add_argument("b")
-    e.add_argument("--model", default=None,
-                   help="another kept entailment classifier: a shipped model's name, a folder or a unit key")
+    e.add_argument(
+        "--model",
+        default=None,
+        help="another kept entailment classifier: a shipped model's name, a folder or a unit key")
     e.set_defaults(fn=_run(lambda a: entail_demo(a.a, a.b, a.model), format_entail))
-    y = dd.add_parser("dyck", help="score each closing bracket of a Dyck word with the shipped URN",
-                      description="Brackets of five kinds: () [] {} <> +-. At each closing bracket: "
-                                  "the right closer, the one the URN predicts, its probability.")
+    y = dd.add_parser(
+        "dyck",
+        help="score each closing bracket of a Dyck word with the shipped URN",
+        description="Brackets of five kinds: () [] {} <> +-. At each closing bracket: "
+        "the right closer, the one the URN predicts, its probability.")
     y.add_argument("word")
     y.add_argument("--model", default=None,
                    help="another kept Dyck model: a shipped model's name, a folder or a unit key")

@@ -33,7 +33,8 @@ def _title(src: Path) -> str:
     import nbformat
     if src.suffix == ".py": return module_name(src)
     if src.suffix == ".ipynb":
-        text = "\n".join(c.source for c in nbformat.read(str(src), as_version=4).cells if c.cell_type == "markdown")
+        text = "\n".join(c.source for c in nbformat.read(str(src), as_version=4).cells
+                         if c.cell_type == "markdown")
     else: text = src.read_text()
     m = re.search(r"^#\s+(.+)$", text, re.M)
     return m.group(1).strip() if m else src.stem
@@ -58,7 +59,9 @@ def module_name(p: Path) -> str:
 
 def api_modules(root: Path) -> list[Path]:
     "The library's modules that have a public API (`__all__`), relative to `root`."
-    files = sorted(q.relative_to(root) for q in (Path(root) / "tpr_nb").rglob("*.py") if not q.name.startswith("_m"))
+    files = sorted(
+        q.relative_to(root) for q in (Path(root) / "tpr_nb").rglob("*.py")
+        if not q.name.startswith("_m"))
     return [p for p in files if "__all__" in (Path(root) / p).read_text()]
 
 def collect_pages(root: Path) -> list[Page]:
@@ -66,8 +69,11 @@ def collect_pages(root: Path) -> list[Page]:
     root = Path(root)
     skip = lambda p: ".ipynb_checkpoints" in p.parts or p.name.endswith((".failed.ipynb", ".running.ipynb"))
     pages = [Page(Path("nbs/index.ipynb"), Path("index.html"))] if (root / "nbs/index.ipynb").exists() else []
-    pages += [Page(p, _html(p)) for p in sorted(q.relative_to(root) for q in (root / "nbs").rglob("*.ipynb"))
-              if not skip(p) and p != Path("nbs/index.ipynb")]
+    pages += [
+        Page(p, _html(p)) for p in sorted(
+            q.relative_to(root) for q in (root / "nbs").rglob("*.ipynb"))
+        if not skip(p) and p != Path("nbs/index.ipynb")
+    ]
     tracked = _tracked(root, "reports")
     on_disk = lambda: [p.relative_to(root) for p in (root / "reports").rglob("*") if p.is_file()]
     reports = tracked if tracked is not None else on_disk()
@@ -81,7 +87,8 @@ def collect_pages(root: Path) -> list[Page]:
         elif p.parts[2] == "notebooks" and p.suffix == ".ipynb":
             source = Path("nbs", *p.parts[3:])
             pages.append(Page(p, _html(p), alts=[source.parent]))
-    if (root / "tpr_nb").is_dir():                    # the API reference: one page per module of the library
+    # the API reference: one page per module of the library
+    if (root / "tpr_nb").is_dir():
         pages += [Page(p, Path("api", module_name(p) + ".html")) for p in api_modules(root)]
     by_src = {pg.src: pg for pg in pages}
     for pg in pages:
@@ -110,34 +117,42 @@ def _rewrite(root: Path, page: Page, url: str, html_of: dict, assets: set) -> st
     if t is None: return None
     if t in html_of: t = html_of[t]
     elif (root / t).is_file(): assets.add(t)
-    else: return None                                                 # a folder: the site has no page for it
+    # a folder: the site has no page for it
+    else: return None
     return quote(os.path.relpath(t, page.out.parent)) + (f"#{u.fragment}" if u.fragment else "")
 
 # %% ../nbs/07_docs.ipynb #24f6161b
 _LINK = re.compile(r'(<(?:a|img)\b[^>]*?\s(?:href|src)=")([^"]*)(")', re.I)
 _STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
-NAV_STYLE = "padding:6px 16px;border-bottom:1px solid #ddd;font:14px/1.6 sans-serif;background:#fafafa"
+NAV_STYLE = (
+    "padding:6px 16px;border-bottom:1px solid #ddd;font:14px/1.6 sans-serif;background:#fafafa"
+)
 
 MATHJAX_DIR = "_static/mathjax"
-_REQUIRE = re.compile(r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/require\.js/[^"]*"[^>]*></script>\s*')
+_REQUIRE = re.compile(
+    r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/require\.js/[^"]*"[^>]*></script>\s*')
 # the template's MathJax URL, replaced on each page by a relative one
 _MATHJAX_URL = "tpr-nb-mathjax-url"
-_MATHJAX_CONFIG = ('<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], '
+_MATHJAX_CONFIG = (
+    '<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], '
                    # the fonts it ships
-                   'preferredFont: null, webFont: "STIX-Web", imageFont: null}});</script>')
+    'preferredFont: null, webFont: "STIX-Web", imageFont: null}});</script>')
 
 def mathjax_files() -> Path:
     "The folder of MathJax 2.7 that the PyPI package `jupyter-server-mathjax` installs (an error saying how to get it)."
     try: import jupyter_server_mathjax
     except ImportError:
-        raise RuntimeError("the docs need MathJax offline: pip install jupyter-server-mathjax (make "
-                           "install does)") from None
+        raise RuntimeError(
+            "the docs need MathJax offline: pip install jupyter-server-mathjax (make "
+            "install does)") from None
     return Path(jupyter_server_mathjax.__file__).parent / "static"
 
 def exporter():
     "nbconvert's HTML exporter with the JupyterLab look, without the `clean_html` filter (our own notebooks)."
     from nbconvert import HTMLExporter
-    return HTMLExporter(template_name="lab", filters={"clean_html": _as_is}, mathjax_url=_MATHJAX_URL)
+    return HTMLExporter(template_name="lab",
+                        filters={"clean_html": _as_is},
+                        mathjax_url=_MATHJAX_URL)
 
 def _as_is(html: str) -> str: return html
 
@@ -147,10 +162,12 @@ def render_page(root: Path, page: Page, html_of: dict, exp, extra_markdown: str 
     from nbformat.v4 import new_notebook, new_markdown_cell
     src = root / page.src
     text = None
-    if src.suffix != ".ipynb": text = api_markdown(module_name(page.src)) if src.suffix == ".py" else src.read_text()
+    if src.suffix != ".ipynb":
+        text = api_markdown(module_name(page.src)) if src.suffix == ".py" else src.read_text()
     nb = nbformat.read(str(src), as_version=4) if text is None else new_notebook(cells=[new_markdown_cell(text)])
     if extra_markdown: nb.cells.append(new_markdown_cell(extra_markdown))
-    nb.metadata.pop("widgets", None)             # no widget manager from a CDN: a widget shows its saved text
+    # no widget manager from a CDN: a widget shows its saved text
+    nb.metadata.pop("widgets", None)
     body, _ = exp.from_notebook_node(nb, resources={"metadata": {"name": page.title}})
     assets, broken, css = set(), [], {}
     def link(m):
@@ -173,7 +190,8 @@ def render_page(root: Path, page: Page, html_of: dict, exp, extra_markdown: str 
            f'<a href="{up("index.html")}#Contents">contents</a> · <code>{page.src}</code>{related}</nav>')
     body = re.sub(r"(<body[^>]*>)", lambda m: m[1] + nav, body, count=1)
     mathjax = f'{up(MATHJAX_DIR + "/MathJax.js")}?config=TeX-AMS-MML_HTMLorMML-full,Safe'
-    body = body.replace(f'<script src="{_MATHJAX_URL}">', _MATHJAX_CONFIG + f'<script src="{mathjax}">', 1)
+    body = body.replace(f'<script src="{_MATHJAX_URL}">',
+                        _MATHJAX_CONFIG + f'<script src="{mathjax}">', 1)
     body = _REQUIRE.sub("", body)                # require.js, from a CDN, serves widgets: see above
     return body, assets, broken, css
 
@@ -188,7 +206,10 @@ def _entry(name: str, obj, level: str = "###") -> list[str]:
     import inspect
     kind = "class" if inspect.isclass(obj) else "def" if callable(obj) else None
     head = f"{kind} {name}{_signature(obj)}" if kind else f"{name} = {type(obj).__name__}"
-    out = [f"{level} `{name}`", "", "```python", head, "```", "", (inspect.getdoc(obj) or "") if kind else ""]
+    out = [
+        f"{level} `{name}`", "", "```python", head, "```", "",
+        (inspect.getdoc(obj) or "") if kind else ""
+    ]
     if inspect.isclass(obj):
         for m, f in vars(obj).items():
             if callable(f) and not m.startswith("_") and inspect.getdoc(f):
@@ -222,13 +243,17 @@ def contents_markdown(pages: list[Page]) -> str:
           for pg in pages if pg.src == Path("reports/REPORT.md")]
     L += ["", "### Library", ""] if L[-1] != "" else ["### Library", ""]
     L += [f"- {link(pg)} (`{pg.src.name}`)" for pg in nbs if len(pg.src.parts) == 2]
-    titles = {p.folder: p.title for p in PAPERS.values()}           # the registry's papers, in its order
+    # the registry's papers, in its order
+    titles = {p.folder: p.title for p in PAPERS.values()}
     order = lambda f: (list(titles).index(f) if f in titles else len(titles), f)
     for paper in sorted({pg.src.parts[1] for pg in nbs if len(pg.src.parts) > 2}, key=order):
         L += ["", f"### `nbs/{paper}/`" + (f": {titles[paper]}" if paper in titles else ""), ""]
         for pg in (p for p in nbs if p.src.parts[1:2] == (paper,) and len(p.src.parts) > 2):
-            runs = [f"[{label.split()[-1]}]({os.path.relpath(s, 'nbs')})" for label, s in pg.related]
-            L.append(f"- {link(pg)} (`{pg.src.name}`)" + (f"; executed: {', '.join(runs)}" if runs else ""))
+            runs = [
+                f"[{label.split()[-1]}]({os.path.relpath(s, 'nbs')})" for label, s in pg.related
+            ]
+            L.append(f"- {link(pg)} (`{pg.src.name}`)"
+                     + (f"; executed: {', '.join(runs)}" if runs else ""))
     for profile in sorted({pg.src.parts[1] for pg in reports}):
         L += ["", f"### Profile `{profile}`", ""]
         mine = [pg for pg in reports if pg.src.parts[1] == profile]
@@ -236,9 +261,12 @@ def contents_markdown(pages: list[Page]) -> str:
               if pg.src.name == "REPORT.md"]
         for paper in sorted({pg.src.parts[3] for pg in mine if len(pg.src.parts) > 4}):
             ran = [pg for pg in mine if pg.src.parts[3:4] == (paper,) and len(pg.src.parts) > 4]
-            L.append(f"- executed `{paper}` notebooks: " + ", ".join(link(pg, pg.src.stem) for pg in ran))
+            L.append(f"- executed `{paper}` notebooks: "
+                     + ", ".join(link(pg, pg.src.stem) for pg in ran))
     if api:
-        L += ["", "### API reference", ""] + [f"- [`{pg.title}`]({os.path.relpath(pg.src, 'nbs')})" for pg in api]
+        L += ["", "### API reference", ""] + [
+            f"- [`{pg.title}`]({os.path.relpath(pg.src, 'nbs')})" for pg in api
+        ]
     return "\n".join(L) + "\n"
 
 # %% ../nbs/07_docs.ipynb #22a93fbf
@@ -249,7 +277,8 @@ def build_site(out: Path | str = "_docs", root: Path | None = None, quiet: bool 
     t0, root, out = time.time(), Path(root or project_root()), Path(out)
     if out.exists():
         if any(out.iterdir()) and not (out / MARK).exists():
-            raise ValueError(f"{out} exists and is not a site this builder made (no {MARK}): not replacing it")
+            raise ValueError(
+                f"{out} exists and is not a site this builder made (no {MARK}): not replacing it")
         shutil.rmtree(out)
     pages = collect_pages(root)
     html_of = {pg.src: pg.out for pg in pages}
@@ -270,7 +299,9 @@ def build_site(out: Path | str = "_docs", root: Path | None = None, quiet: bool 
         (out / name).write_text(text)
     shutil.copytree(mathjax_files(), out / MATHJAX_DIR)
     (out / MARK).write_text("made by tpr_nb.docs.build_site; `make docs` replaces this folder\n")
-    done = dict(pages=len(pages), files=len(assets), broken=broken, seconds=round(time.time() - t0, 1))
+    done = dict(
+        pages=len(pages), files=len(assets), broken=broken, seconds=round(time.time() - t0, 1)
+    )
     if not quiet:
         print(f"{out}: {done['pages']} pages, {done['files']} files copied, in {done['seconds']} s")
         for b in broken: print(f"  link to nothing: {b}")
@@ -325,7 +356,8 @@ def check_site(out: Path | str) -> list[str]:
 
 @call_parse
 def build_docs(out: str = "_docs",  # the site's folder (replaced)
-               no_check: bool = False):  # skip `check_site` (which fails the command on a broken link or image)
+               # skip `check_site` (which fails the command on a broken link or image)
+               no_check: bool = False):
     "Build the static site (`make docs`), then check that every link and image of it resolves."
     build_site(out)
     problems = [] if no_check else check_site(out)

@@ -16,7 +16,8 @@ __all__ = ['OUTPUTS', 'device_name', 'find_project', 'project_root', 'git_commit
 def device_name() -> str:
     "A short description of the accelerator or CPU this process runs on."
     import torch
-    if torch.cuda.is_available(): return f"{torch.cuda.get_device_name(0)} x{torch.cuda.device_count()}"
+    if torch.cuda.is_available():
+        return f"{torch.cuda.get_device_name(0)} x{torch.cuda.device_count()}"
     cpu = platform.processor() or platform.machine()
     try:
         for l in open("/proc/cpuinfo"):
@@ -30,12 +31,16 @@ def device_name() -> str:
 def _is_project(q: Path) -> bool:
     "Whether folder `q` is a tpr_nb project: its `settings.ini` names the library `tpr_nb`."
     f = q / "settings.ini"
-    return f.is_file() and re.search(r"(?m)^lib_name\s*=\s*tpr_nb\s*$", f.read_text(errors="replace")) is not None
+    return (
+        f.is_file()
+        and re.search(r"(?m)^lib_name\s*=\s*tpr_nb\s*$", f.read_text(errors="replace")) is not None
+    )
 
 def find_project(start: Path | None = None) -> tuple[Path, str]:
     "The project folder and how it was found: at or above `start` (default: the working directory), else where `tpr_nb` is installed."
     p = Path(start or Path.cwd()).resolve()
-    if q := next((q for q in [p, *p.parents] if _is_project(q)), None): return q, "the nearest project root"
+    if q := next((q for q in [p, *p.parents] if _is_project(q)), None):
+        return q, "the nearest project root"
     import tpr_nb
     installed = Path(tpr_nb.__file__).resolve().parents[1]
     if _is_project(installed): return installed, "where tpr_nb is installed"

@@ -48,12 +48,14 @@ class Run:
 
     def trained_on(self) -> str:
         ("The machines that trained this run's units (their records' `devices`, joined by ' + '), else this "
-         "machine's name.")                # a unit's record keeps where it trained; a notebook may run elsewhere
+         # a unit's record keeps where it trained; a notebook may run elsewhere
+         "machine's name.")
         if self.units is None: return device_name()
         c, folder, recs = self.config, unit_records(self.out, PAPERS[self.paper].folder), []
         for name in self.units.names(c):
             for s in c.seeds:
-                # a unit with settings that vary from job to job (a searched rate): each of its jobs' records
+                # a unit with settings that vary from job to job (a searched rate): each of its
+                # jobs' records
                 fs = (sorted(folder.glob(f"{name}_s{s}_*.json")) if self.units.varies else
                       [folder / f"{self.units.key(name, s, self.units.row(c, {}))}.json"])
                 for f in fs:
@@ -112,17 +114,22 @@ def train_unit(notebook: str, name: str, seed: int, profile: str = "full", out=N
      "is in `out` (the report folder; None: reports/<profile>) already; `varies`: its `Units.varies` settings.")
     run = start(notebook, profile, out=out)
     u, c = run.units, run.config
-    if u is None: raise ValueError(f"{run.notebook} trains no units (tpr_nb/papers.toml gives none)")
+    if u is None:
+        raise ValueError(f"{run.notebook} trains no units (tpr_nb/papers.toml gives none)")
     if bad := sorted(set(varies) - set(u.varies)):
-        raise ValueError(f"{run.notebook}: {', '.join(bad)} would change what a unit is; only the settings that "
-                         f"vary from unit to unit can be given ({', '.join(u.varies) or 'none here'})")
+        raise ValueError(
+            f"{run.notebook}: {', '.join(bad)} would change what a unit is; only the settings that "
+            f"vary from unit to unit can be given ({', '.join(u.varies) or 'none here'})")
     if name not in u.names(c):
         raise ValueError(f"{run.notebook} at {profile} trains no unit {name!r}; its units: {', '.join(u.names(c))}")
-    if seed not in c.seeds: raise ValueError(f"{run.notebook} at {profile} trains seeds {c.seeds}, not {seed}")
+    if seed not in c.seeds:
+        raise ValueError(f"{run.notebook} at {profile} trains seeds {c.seeds}, not {seed}")
     row = Config(c, **varies)
     key = u.key(name, seed, row)
     if theirs := unlike_other_seeds(run.folder("units"), key):
-        warnings.warn(f"unit {key}: no record of {name} at another seed has these settings (theirs: "
-                      f"{', '.join(theirs)}); its run trains this unit only if it picks them: check --set "
-                      f"({', '.join(u.varies) or 'none'})", stacklevel=2)
+        warnings.warn(
+            f"unit {key}: no record of {name} at another seed has these settings (theirs: "
+            f"{', '.join(theirs)}); its run trains this unit only if it picks them: check --set "
+            f"({', '.join(u.varies) or 'none'})",
+            stacklevel=2)
     return run_unit(**run.unit_job(name, seed, row))

@@ -28,13 +28,17 @@ def sentence_batches(sents: list[list[int]], batch_size: int, eos: int, shuffle:
 
 def stream_batches(ids: Tensor, batch_size: int, bptt: int) -> list[dict]:
     "Contiguous windows as batches; `first` marks the window that starts the stream."
-    return [dict(x=x, y=y, first=i == 0) for i, (x, y) in enumerate(lm_batches(ids, batch_size, bptt))]
+    return [
+        dict(x=x, y=y, first=i == 0) for i, (x, y) in enumerate(lm_batches(ids, batch_size, bptt))
+    ]
 
 # %% ../nbs/02a_lm.ipynb #e571698f
 def lm_loss(model: nn.Module, batch: dict, beta: float = 0.0, state=None) -> tuple[Tensor, tuple]:
     "Cross-entropy summed over a sequence's tokens, averaged over sequences (+ `beta` x penalty); the final state."
     logits, state = model(batch["x"], state)
-    nll = Fn.cross_entropy(logits.flatten(0, 1), batch["y"].flatten(), ignore_index=0, reduction="sum")
+    nll = Fn.cross_entropy(
+        logits.flatten(0, 1), batch["y"].flatten(), ignore_index=0, reduction="sum"
+    )
     loss = nll / len(batch["y"])
     return loss + beta * model.penalty(), state
 
@@ -58,7 +62,9 @@ def perplexity(model: nn.Module, batches: list[dict]) -> float:
         if b.get("first"): state = None
         b = to_device(b, dev)
         logits, state = model(b["x"], state if "first" in b else None)
-        nll += Fn.cross_entropy(logits.flatten(0, 1), b["y"].flatten(), ignore_index=0, reduction="sum").item()
+        nll += Fn.cross_entropy(
+            logits.flatten(0, 1), b["y"].flatten(), ignore_index=0, reduction="sum"
+        ).item()
         n += (b["y"] != 0).sum().item()
     return math.exp(nll / n)
 

@@ -50,8 +50,9 @@ def register_builder(obj: Callable, what: str = "") -> Callable:
     "Add the class or function `obj` of `tpr_nb` to `MODEL_BUILDERS`, so its models can be kept (a decorator)."
     call = _call_name(obj)
     if not call.startswith(("tpr_nb:", "tpr_nb.")) or "<locals>" in call:
-        raise ValueError(f"{call} is not importable from tpr_nb by name (defined in a notebook or a "
-                         "function?): it cannot be a model builder")
+        raise ValueError(
+            f"{call} is not importable from tpr_nb by name (defined in a notebook or a "
+            "function?): it cannot be a model builder")
     MODEL_BUILDERS[call] = what or (obj.__doc__ or "").split("\n")[0]
     return obj
 
@@ -60,26 +61,30 @@ def _to_json(v, where: str):
     "A constructor argument as JSON: built modules as `{'__module__': call}`, dtypes as `{'__dtype__': name}`."
     if isinstance(v, nn.Module):
         if getattr(v, "_spec", None) is None:
-            raise ValueError(f"{where}: a module argument must come from build() too, so it can be rebuilt; "
-                             f"got a bare {type(v).__name__}")
+            raise ValueError(
+                f"{where}: a module argument must come from build() too, so it can be rebuilt; "
+                f"got a bare {type(v).__name__}")
         return {"__module__": {k: v._spec[k] for k in ("call", "kwargs")}}
     if isinstance(v, torch.dtype): return {"__dtype__": str(v).removeprefix("torch.")}
     if isinstance(v, (list, tuple)): return [_to_json(x, where) for x in v]
     if isinstance(v, dict): return {str(k): _to_json(x, f"{where}[{k!r}]") for k, x in v.items()}
     if v is None or isinstance(v, (bool, int, float, str)): return v
-    raise ValueError(f"{where}: a {type(v).__name__} cannot be kept as JSON (numbers, strings, lists, dicts, "
-                     "dtypes and built modules can)")
+    raise ValueError(
+        f"{where}: a {type(v).__name__} cannot be kept as JSON (numbers, strings, lists, dicts, "
+        "dtypes and built modules can)")
 
 def _call_spec(cls: Callable, args, kwargs, info) -> dict:
     "The call `cls(*args, **kwargs)` as JSON; a `ValueError` saying why when it cannot be rebuilt by name."
     call = _call_name(cls)
     if call not in MODEL_BUILDERS:
-        raise ValueError(f"{call} is not a registered model builder (tpr_nb.modelfiles.MODEL_BUILDERS; "
-                         "`register_builder` adds a class or function of tpr_nb): a model file may name "
-                         "no other")
+        raise ValueError(
+            f"{call} is not a registered model builder (tpr_nb.modelfiles.MODEL_BUILDERS; "
+            "`register_builder` adds a class or function of tpr_nb): a model file may name "
+            "no other")
     sig = inspect.signature(cls)
     if any(p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) for p in sig.parameters.values()):
-        raise ValueError(f"{call} has positional-only or *args parameters, which cannot be named in JSON")
+        raise ValueError(
+            f"{call} has positional-only or *args parameters, which cannot be named in JSON")
     ba = sig.bind(*args, **kwargs)
     ba.apply_defaults()
     kw = {}
@@ -92,7 +97,8 @@ def _call_spec(cls: Callable, args, kwargs, info) -> dict:
 def build(cls: Callable, *args, info: dict | None = None, **kwargs) -> nn.Module:
     "`cls(*args, **kwargs)`, its call and `info` remembered for `model_spec` when a model file can name it."
     try: spec, why = _call_spec(cls, args, kwargs, info), None
-    except ValueError as e: spec, why = None, str(e)      # e.g. a test double defined in a notebook: not kept
+    # e.g. a test double defined in a notebook: not kept
+    except ValueError as e: spec, why = None, str(e)
     model = cls(*args, **kwargs)
     # plain attributes: no parameter, no state-dict entry
     model._spec, model._spec_why = spec, why
@@ -126,9 +132,10 @@ def save_model(model: nn.Module, folder: Path, **info) -> Path:
 def _resolve(call) -> Callable:
     "The registered model builder named `call` (a key of `MODEL_BUILDERS`); any other name is refused."
     if not isinstance(call, str) or call not in MODEL_BUILDERS:
-        raise ModelFileError(f"{call!r} is not a registered model builder: a kept model names a class or "
-                             "function of tpr_nb listed in tpr_nb.modelfiles.MODEL_BUILDERS "
-                             f"({', '.join(sorted(MODEL_BUILDERS))}); nothing else is called")
+        raise ModelFileError(
+            f"{call!r} is not a registered model builder: a kept model names a class or "
+            "function of tpr_nb listed in tpr_nb.modelfiles.MODEL_BUILDERS "
+            f"({', '.join(sorted(MODEL_BUILDERS))}); nothing else is called")
     mod, _, name = call.partition(":")
     obj = importlib.import_module(mod)
     for part in name.split("."): obj = getattr(obj, part, None)
@@ -143,7 +150,8 @@ def _from_json(v):
     if set(v) == {"__module__"}: return _rebuild(v["__module__"])
     if set(v) == {"__dtype__"}:
         dt = getattr(torch, str(v["__dtype__"]), None)
-        if not isinstance(dt, torch.dtype): raise ModelFileError(f"{v['__dtype__']!r} is not a torch dtype")
+        if not isinstance(dt, torch.dtype):
+            raise ModelFileError(f"{v['__dtype__']!r} is not a torch dtype")
         return dt
     return {k: _from_json(x) for k, x in v.items()}
 
@@ -152,7 +160,9 @@ def _rebuild(spec: dict) -> nn.Module:
     if not isinstance(spec, dict) or not isinstance(spec.get("kwargs"), dict):
         raise ModelFileError("a model call must be {'call': 'module:qualname', 'kwargs': {...}}; "
                              f"got {str(spec)[:200]}")
-    return build(_resolve(spec.get("call")), **{k: _from_json(v) for k, v in spec["kwargs"].items()})
+    return build(
+        _resolve(spec.get("call")), **{k: _from_json(v) for k, v in spec["kwargs"].items()}
+    )
 
 def model_folder(key_or_path) -> Path:
     "The folder of a kept model: `key_or_path` itself (a folder, or a file in it), else the unit folder of that key."
@@ -160,8 +170,9 @@ def model_folder(key_or_path) -> Path:
     if p.exists(): return p.parent if p.is_file() else p
     q = unit_dir(str(key_or_path))
     if q.is_dir(): return q
-    raise ModelFileError(f"no kept model {str(key_or_path)!r}: it is not a folder or file, nor a unit "
-                         f"key under {q.parent}")
+    raise ModelFileError(
+        f"no kept model {str(key_or_path)!r}: it is not a folder or file, nor a unit "
+        f"key under {q.parent}")
 
 def _check_weights(w: Path, weights: dict, model: nn.Module):
     "A `ModelFileError` naming `w` for a tensor of another dtype than the model's, or with a value not finite."
@@ -169,8 +180,9 @@ def _check_weights(w: Path, weights: dict, model: nn.Module):
     name = lambda dt: str(dt).removeprefix("torch.")
     for k, t in weights.items():
         if k in want and t.dtype != want[k].dtype:
-            raise ModelFileError(f"{w}: {k} is {name(t.dtype)}, but the model expects {name(want[k].dtype)}: "
-                                 "refused (weights are never cast on loading)")
+            raise ModelFileError(
+                f"{w}: {k} is {name(t.dtype)}, but the model expects {name(want[k].dtype)}: "
+                "refused (weights are never cast on loading)")
         if (t.is_floating_point() or t.is_complex()) and not bool(torch.isfinite(t).all()):
             n = int((~torch.isfinite(t)).sum())
             values = f"{n} values that are" if n > 1 else "1 value that is"
@@ -180,10 +192,11 @@ def _check_sha(w: Path, spec: dict, f: Path):
     "A `ModelFileError` naming `w` unless its sha256 is the one `model.json` (`f`) gives."
     got, want = sha256_file(w), spec.get("sha256")
     if want is None:
-        raise ModelFileError(f"{f} gives no sha256 of {w.name}: a kept model's weights are checked "
-                             "before use (a model kept before weights were checksummed, or a run "
-                             f"stopped before its first evaluation). If you trust {w}, add \"sha256\": "
-                             f"\"{got}\" to {f}")
+        raise ModelFileError(
+            f"{f} gives no sha256 of {w.name}: a kept model's weights are checked "
+            "before use (a model kept before weights were checksummed, or a run "
+            f"stopped before its first evaluation). If you trust {w}, add \"sha256\": "
+            f"\"{got}\" to {f}")
     if got != want:
         raise ModelFileError(f"{w}: its sha256 {got} does not match the {want} that {f} gives: the "
                              "weights were changed or damaged after they were kept (or a run was "
@@ -193,15 +206,17 @@ def _read_spec(folder: Path) -> dict:
     "The checked `model.json` of `folder`."
     f = folder / MODEL_JSON
     if not f.exists():
-        raise ModelFileError(f"{f} is missing: {folder} has no model configuration (runs trained before "
-                             "configurations were kept have weights only; build the model by hand and load "
-                             f"{folder / MODEL_WEIGHTS} into it)")
+        raise ModelFileError(
+            f"{f} is missing: {folder} has no model configuration (runs trained before "
+            "configurations were kept have weights only; build the model by hand and load "
+            f"{folder / MODEL_WEIGHTS} into it)")
     try: spec = json.loads(f.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ModelFileError(f"{f} is damaged: {e}") from e
     if not isinstance(spec, dict) or spec.get("format") != "tpr_nb.model" or not {"call", "kwargs"} <= set(spec):
-        raise ModelFileError(f"{f} is not a tpr_nb model configuration (it needs format 'tpr_nb.model', call "
-                             "and kwargs)")
+        raise ModelFileError(
+            f"{f} is not a tpr_nb model configuration (it needs format 'tpr_nb.model', call "
+            "and kwargs)")
     name = spec.get("weights", MODEL_WEIGHTS)
     if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name:
         raise ModelFileError(f"{f}: weights {name!r} is not the name of a file beside it")
@@ -213,7 +228,8 @@ def load_model(key_or_path, device: str = "cpu") -> nn.Module:
     f, spec = folder / MODEL_JSON, _read_spec(folder)
     w = folder / spec.get("weights", MODEL_WEIGHTS)
     if not w.exists():
-        raise ModelFileError(f"{w} is missing: {f} describes the model, but its weights are not beside it")
+        raise ModelFileError(
+            f"{w} is missing: {f} describes the model, but its weights are not beside it")
     try: weights = load_file(w)
     except Exception as e:
         raise ModelFileError(f"{w} is truncated or corrupt ({type(e).__name__}: {e})") from e
@@ -226,7 +242,8 @@ def load_model(key_or_path, device: str = "cpu") -> nn.Module:
     try: model.load_state_dict(weights)
     except RuntimeError as e:
         why = " ".join(str(e).split())[:600]
-        raise ModelFileError(f"{w} does not fit the model {f} describes ({spec['call']}): {why}") from e
+        raise ModelFileError(
+            f"{w} does not fit the model {f} describes ({spec['call']}): {why}") from e
     _check_sha(w, spec, f)
     model._spec = dict(call=spec["call"], kwargs=spec["kwargs"], info=spec.get("info", {}))
     return model.to(device).eval()

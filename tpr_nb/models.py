@@ -39,15 +39,17 @@ def shipped_model(name: str) -> nn.Module:
     d = models_dir()
     if (d / name / MODEL_JSON).exists(): return load_model(d / name)
     have = shipped_names()
-    why = (f"there are {', '.join(have)}" if have else "the folder has none (the models come with a "
-                                                       "clone of the repository installed by `make "
-                                                       "install`, i.e. `pip install -e .`; elsewhere "
-                                                       "set TPR_NB_MODELS to a copy of its models/ "
-                                                       "folder)")
+    why = (f"there are {', '.join(have)}"
+           if have else "the folder has none (the models come with a "
+           "clone of the repository installed by `make "
+           "install`, i.e. `pip install -e .`; elsewhere "
+           "set TPR_NB_MODELS to a copy of its models/ "
+           "folder)")
     raise FileNotFoundError(f"no shipped model {name!r} in {d}: {why}")
 
 # %% ../nbs/05_models.ipynb #014898c6
-SHIPPED_UNITS = ("urn/10_dyck", "quick")   # models/records/ holds units of this experiment at this profile
+# models/records/ holds units of this experiment at this profile
+SHIPPED_UNITS = ("urn/10_dyck", "quick")
 
 def _rel(p: Path) -> str:
     "`p` relative to the repository, where it is inside it."
@@ -61,15 +63,17 @@ def _ship(model: nn.Module, name: str, dest: Path | None, record: Path, unit: st
     size = (folder / MODEL_WEIGHTS).stat().st_size
     if size >= MAX_BYTES:
         shutil.rmtree(folder)
-        raise ValueError(f"{name}: its weights are {size:,} bytes, not under {MAX_BYTES:,}: not shipped")
+        raise ValueError(
+            f"{name}: its weights are {size:,} bytes, not under {MAX_BYTES:,}: not shipped")
     return folder
 
 def _check(name: str, got: dict, want: dict, tol: float = 1e-6):
     "An error, and no shipping, when the loaded weights do not give the recorded scores again."
     bad = {k: (got[k], want[k]) for k in want if abs(got[k] - want[k]) > tol}
     if bad:
-        raise ValueError(f"{name}: the kept weights do not reproduce the record (got, recorded): {bad}; "
-                         "not shipped")
+        raise ValueError(
+            f"{name}: the kept weights do not reproduce the record (got, recorded): {bad}; "
+            "not shipped")
 
 def _unit_record(notebook: str, profile: str, name: str, seed: int, units: Path | None) -> tuple[dict, Path]:
     "The record of unit (`name`, `seed`) of experiment `notebook` at `profile` (None if absent), and its file."
@@ -99,7 +103,8 @@ def ship_tpr_rnn(task: int, dest: Path | None = None, units: Path | None = None)
     K = d["max_words"]
     model = build(TPRRNN, len(d["vocab"]), K, d_entity=c.d_entity, d_relation=c.d_relation,
                   d_hidden=c.d_hidden,
-                  info=dict(vocab=list(d["vocab"].itos), max_words=K))          # as `train_babi` builds it
+                  # as `train_babi` builds it
+                  info=dict(vocab=list(d["vocab"].itos), max_words=K))
     model = _kept_weights(model, rec)
     got = dict(test_error=babi_errors(model, d["test"])["error"])
     _check(f"TPR-RNN task {task}", got, {k: rec[k] for k in got})
@@ -114,7 +119,10 @@ def ship_tpr_rnn(task: int, dest: Path | None = None, units: Path | None = None)
                  reproduced=got)
 
 # %% ../nbs/05_models.ipynb #e8d002d8
-def ship_entailment(name: str = "gru", profile: str = "long", seed: int = 0, dest: Path | None = None,
+def ship_entailment(name: str = "gru",
+                    profile: str = "long",
+                    seed: int = 0,
+                    dest: Path | None = None,
                     units: Path | None = None) -> Path:
     "The entailment classifier `name` ('gru', 'lstm', 'tpru-512') of tpru/10 at `profile`, checked, shipped."
     from tpr_nb.tpru.training import ARCHS, TEST_SETS, parse_spec, classify
@@ -128,15 +136,18 @@ def ship_entailment(name: str = "gru", profile: str = "long", seed: int = 0, des
     tokens = len(ent.ENTAILMENT_TOKENS)
     model = build(ARCHS[rec["arch"]], kind, tokens, c.d, n_roles or 1, n_slices, c.hidden, c.dropout,
                   rec["layers"],
-                  bidirectional=rec["bidirectional"], info=dict(tokens=list(ent.ENTAILMENT_TOKENS)))   # as trained
+                  # as trained
+                  bidirectional=rec["bidirectional"], info=dict(tokens=list(ent.ENTAILMENT_TOKENS)))
     model = _kept_weights(model, rec)
-    batches = lambda s: ent.entailment_batches(load_logical_entailment(s), c.eval_batch_size, shuffle=False)
+    batches = lambda s: ent.entailment_batches(
+        load_logical_entailment(s), c.eval_batch_size, shuffle=False)
     got = {s: classify(model, batches(s))["acc"] for s in TEST_SETS}
     _check(f"entailment {name}", got, rec["test"])
     data = (f"{rec['train_source']}, {c.n_train:,} pairs, variables permuted at random each epoch; "
             f"validation: validate.txt of Evans et al. (2018); tests: its five test files")
-    what = (f"{name.upper()} logical-entailment classifier (the plain architecture of the TPRU paper, "
-            "App. C.1)")
+    what = (
+        f"{name.upper()} logical-entailment classifier (the plain architecture of the TPRU paper, "
+        "App. C.1)")
     settings = {k: c[k] for k in e.unit_spec().keys if k in c}
     return _ship(model, f"tpru-entail-{name}", dest, f, rec["unit"], paper="tpru", kind="entail", what=what,
                  profile=profile, settings=settings, seed=seed, steps=rec["steps"], data=data, reproduced=got)
@@ -158,12 +169,16 @@ def ship_dyck_urn(kind: str = "urn50", seed: int = 0, dest: Path | None = None,
     # as `run_dyck`
     tests = {"long": dyck_data(c.n_test, c.test_pairs, c.train_depth, seed=10_000 * seed + 3),
              "deep": dyck_data(c.n_test, c.n_pairs, c.n_pairs, seed=10_000 * seed + 4)}
-    got = {f"{k}_acc": 100 * dyck_closing(model, d)["correct"].float().mean().item() for k, d in tests.items()}
+    got = {
+        f"{k}_acc": 100 * dyck_closing(model, d)["correct"].float().mean().item()
+        for k, d in tests.items()
+    }
     _check(f"Dyck {kind}", got, {k: rec[k] for k in got})
-    data = (f"{c.n_train:,} random Dyck words of {c.n_pairs} bracket pairs (5 kinds), depth <= "
-            f"{c.train_depth} (seed {10_000 * seed + 1}); tests: {c.n_test:,} words of {c.test_pairs} "
-            f"pairs, depth <= {c.train_depth} ('long') and {c.n_test:,} of {c.n_pairs} pairs, any depth "
-            "('deep')")
+    data = (
+        f"{c.n_train:,} random Dyck words of {c.n_pairs} bracket pairs (5 kinds), depth <= "
+        f"{c.train_depth} (seed {10_000 * seed + 1}); tests: {c.n_test:,} words of {c.test_pairs} "
+        f"pairs, depth <= {c.train_depth} ('long') and {c.n_test:,} of {c.n_pairs} pairs, any depth "
+        "('deep')")
     what = (f"URN with {kind[3:]}-dimensional state (Bernardy & Lappin 2022) predicting the next bracket "
             "of Dyck words")
     return _ship(model, f"urn-dyck-{kind}", dest, f, rec["unit"], paper="urn", kind="dyck", what=what,
@@ -175,7 +190,8 @@ def _score(kind: str, rec: dict) -> str:
     "The test score of a record, as the README states it."
     if kind == "babi": return f"test error {rec['test_error']:.2f}%"
     if kind == "entail":
-        return "test accuracy " + ", ".join(f"{s.removeprefix('test_')} {100 * a:.1f}%" for s, a in rec["test"].items())
+        return "test accuracy " + ", ".join(f"{s.removeprefix('test_')} {100 * a:.1f}%"
+                                            for s, a in rec["test"].items())
     if kind == "dyck":
         return f"closing-bracket accuracy: long test {rec['long_acc']:.2f}%, deep test {rec['deep_acc']:.2f}%"
     raise ValueError(f"unknown model kind {kind!r}")
@@ -205,8 +221,10 @@ USES = dict(
           ["Nesting deeper than the depth of 3 it was trained on lowers its accuracy (the deep test set).",
            "Only its five bracket kinds; it was trained at the quick profile, one seed."]))
 
-DEMOS = dict(babi='tpr-nb demo babi "Mary moved to the bathroom. John went to the hallway. Where is Mary?"',
-             entail='tpr-nb demo entail "(a|b)" "(b|a)"', dyck='tpr-nb demo dyck "([{}])"')
+DEMOS = dict(
+    babi='tpr-nb demo babi "Mary moved to the bathroom. John went to the hallway. Where is Mary?"',
+    entail='tpr-nb demo entail "(a|b)" "(b|a)"',
+    dyck='tpr-nb demo dyck "([{}])"')
 
 def _row(p: Path, folder: Path, root: Path) -> str:
     "The README row of the shipped model whose `model.json` is `p`."
@@ -215,12 +233,14 @@ def _row(p: Path, folder: Path, root: Path) -> str:
     rec = json.loads((root / sh["record"]).read_text())
     n = sum(q.numel() for q in load_model(p.parent).parameters())
     size = (p.parent / spec["weights"]).stat().st_size / 1e3
-    how = (f"profile `{sh['profile']}`, seed {sh['seed']}, {sh['steps']:,} steps, {rec['wall_s']:,.0f} s "
-           "of training (the record's wall time); " + ", ".join(f"{k}={v}" for k, v in sh["settings"].items())
-           + f"; data: {sh['data']}")
+    how = (
+        f"profile `{sh['profile']}`, seed {sh['seed']}, {sh['steps']:,} steps, {rec['wall_s']:,.0f} s "
+        "of training (the record's wall time); "
+        + ", ".join(f"{k}={v}" for k, v in sh["settings"].items()) + f"; data: {sh['data']}")
     link = f"[`{sh['record']}`]({os.path.relpath(root / sh['record'], folder)})"
-    return (f"| `{p.parent.name}` | {sh['what']}; `{spec['call']}` | {n:,} | {size:.0f} kB | {how} | "
-            f"{_score(sh['kind'], rec)} | {link} |")
+    return (
+        f"| `{p.parent.name}` | {sh['what']}; `{spec['call']}` | {n:,} | {size:.0f} kB | {how} | "
+        f"{_score(sh['kind'], rec)} | {link} |")
 
 def _card(p: Path) -> list[str]:
     "The card of the shipped model whose `model.json` is `p`: its intended use and known failure modes."

@@ -24,7 +24,8 @@ def make_optimizer(params, name: str = "adam", lr: float = 1e-3, betas=(0.9, 0.9
     if name == "nadam": return torch.optim.NAdam(params, lr=lr, betas=betas, **kw)
     if name == "tf_nadam": return TFNadam(params, lr=lr, betas=betas, weight_decay=weight_decay)
     if name == "sgd": return torch.optim.SGD(params, lr=lr, momentum=momentum, **kw)
-    raise ValueError(f"unknown optimiser {name!r}: use adam, adamw, adamax, amsgrad, nadam, tf_nadam or sgd")
+    raise ValueError(
+        f"unknown optimiser {name!r}: use adam, adamw, adamax, amsgrad, nadam, tf_nadam or sgd")
 
 # %% ../nbs/02c_optim.ipynb #a1f02cbe
 class TFNadam(torch.optim.Optimizer):
@@ -33,7 +34,8 @@ class TFNadam(torch.optim.Optimizer):
                  weight_decay: float = 0.0):
         if not (0 <= betas[0] < 1 and 0 <= betas[1] < 1):
             raise ValueError(f"betas must lie in [0, 1): {betas}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                      weight_decay=weight_decay))
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -52,7 +54,9 @@ class TFNadam(torch.optim.Optimizer):
         if group["weight_decay"]: gs = torch._foreach_add(gs, ps, alpha=group["weight_decay"])
         for p in ps:
             if not self.state[p]:
-                self.state[p].update(step=torch.zeros(()), m=torch.zeros_like(p), v=torch.zeros_like(p))
+                self.state[p].update(step=torch.zeros(()),
+                                     m=torch.zeros_like(p),
+                                     v=torch.zeros_like(p))
         st = [self.state[p] for p in ps]
         ms, vs = [s["m"] for s in st], [s["v"] for s in st]
         for s in st: s["step"] += 1

@@ -11,9 +11,10 @@ from .claims import CLAIMS, HEADLINE, evidence, get_claim, needs
 from .env import atomic_path, git_commit, project_root, write_atomic
 from .papers import PAPERS
 from .protocol import RESULT_KINDS, load_cards
-from .report import (HOW, PROTOCOL_HOW, VERDICTS, _cell, _fmt, _headline, _heads, _not_measured, _table, _tally,
-                           figure_caption, figure_name, judged, load_records, report_dir, report_markdown,
-                           report_papers, sem, shown, write_claims_csv)
+from .report import (HOW, PROTOCOL_HOW, VERDICTS, _cell, _fmt, _headline, _heads,
+                           _not_measured, _table, _tally, figure_caption, figure_name, judged,
+                           load_records, report_dir, report_markdown, report_papers, sem, shown,
+                           write_claims_csv)
 
 # %% auto #0
 __all__ = ['SUMMARY_CAPTION', 'PROFILE_ORDER', 'plot_tallies', 'plot_summary', 'headline_entries', 'plot_claims', 'plot_paper',
@@ -52,12 +53,14 @@ def plot_tallies(tallies: dict, path: Path):
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()
     ax.set(xlabel="reproduction claims (printed, derived, qualitative)")
-    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _save(fig, path, 100)
 
-SUMMARY_CAPTION = ("each paper's reproduction claims by verdict: solid bars on the paper's protocol, hatched at "
-                   "reduced scale; `proxy` (stand-in data) and `deviation` (another protocol) read inconclusive; "
-                   "grey: not measured.")
+SUMMARY_CAPTION = (
+    "each paper's reproduction claims by verdict: solid bars on the paper's protocol, hatched at "
+    "reduced scale; `proxy` (stand-in data) and `deviation` (another protocol) read inconclusive; "
+    "grey: not measured.")
 
 def plot_summary(recs: dict, path: Path, papers=PAPERS):
     "Bar chart of the reproductions (printed, derived, qualitative claims) of `papers`, by protocol label and verdict."
@@ -79,7 +82,8 @@ def plot_claims(entries: list, path: Path, title: str):
      "its seed SD, coloured by verdict, grouped by source.")
     plt = _pyplot()
     from matplotlib.lines import Line2D
-    entries = sorted(entries, key=lambda e: e[0].source)            # stable: a table's claims stay in order
+    # stable: a table's claims stay in order
+    entries = sorted(entries, key=lambda e: e[0].source)
     fig, axes = plt.subplots(len(entries), 1, figsize=(9, 0.75 * len(entries) + 1.1), squeeze=False)
     for ax, (c, r, j, prof) in zip(axes[:, 0], entries):
         ours, sd, col = r["ours"], _sd(r), _COLOURS.get(j.verdict, "grey")
@@ -87,19 +91,25 @@ def plot_claims(entries: list, path: Path, title: str):
         if math.isfinite(ours):
             ax.errorbar([ours], [0], xerr=[sd] if sd else None, fmt="o", color=col, ms=7, capsize=3)
             vals += [ours - (sd or 0), ours + (sd or 0)]
-        if c.paper_value is not None: ax.plot([c.paper_value], [0], "D", mfc="none", mec="black", ms=8, mew=1.5)
+        if c.paper_value is not None:
+            ax.plot([c.paper_value], [0], "D", mfc="none", mec="black", ms=8, mew=1.5)
         lo, hi = min(vals or [0]), max(vals or [1])
         pad = (hi - lo) * 0.2 or max(abs(hi) * 0.1, 0.5)
         ax.set_xlim(lo - pad, hi + pad)
         ax.set_ylim(-1, 1)
         ax.set_yticks([])
-        ax.set_ylabel(f"{c.claim_id}\n({c.source})", rotation=0, ha="right", va="center", fontsize=7)
+        ax.set_ylabel(
+            f"{c.claim_id}\n({c.source})", rotation=0, ha="right", va="center", fontsize=7
+        )
         ax.text(1.01, 0.5, f"{shown(j)}\n{j.protocol}, {prof}" + ("" if math.isfinite(ours) else f"\nours = {ours}"),
                 transform=ax.transAxes, fontsize=7, va="center", color=col)
         ax.tick_params(axis="x", labelsize=7)
         for s in ("left", "right", "top"): ax.spines[s].set_visible(False)
     keys = [Line2D([], [], ls="", marker="D", mfc="none", mec="black", label="paper")]
-    keys += [Line2D([], [], ls="", marker="o", color=col, label=f"ours: {v}") for v, col in _COLOURS.items()]
+    keys += [
+        Line2D([], [], ls="", marker="o", color=col, label=f"ours: {v}")
+        for v, col in _COLOURS.items()
+    ]
     h = 0.75 * len(entries) + 1.1                                   # the figure's height, inches
     fig.suptitle(title, y=1 - 0.08 / h, fontsize=10)
     fig.legend(handles=keys, loc="upper center", ncol=5, fontsize=7, frameon=False, bbox_to_anchor=(0.5, 1 - 0.3 / h))
@@ -109,7 +119,9 @@ def plot_claims(entries: list, path: Path, title: str):
 def plot_paper(recs: dict, paper: str, path: Path) -> bool:
     "Draw `paper`'s measured headline claims of one profile's `recs` (`plot_claims`); False when none is measured."
     vs = judged(recs)
-    best = {k: (get_claim(*k), recs[k], j, recs[k]["profile"]) for k, j in vs.items() if k[0] == paper}
+    best = {
+        k: (get_claim(*k), recs[k], j, recs[k]["profile"]) for k, j in vs.items() if k[0] == paper
+    }
     entries = headline_entries(paper, best)
     if entries: plot_claims(entries, path, f"{paper}: headline claims, ours against the paper's")
     return bool(entries)
@@ -121,8 +133,10 @@ def read_runs_file(f: Path) -> list[dict]:
     try: runs = json.loads(f.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"{f} is damaged ({e}): {fix}") from e
-    if not isinstance(runs, list) or not all(isinstance(r, dict) and {"notebook", "status"} <= set(r) for r in runs):
-        raise ValueError(f"{f} is damaged (not a list of runs, each with notebook and status): {fix}")
+    if not isinstance(runs, list) or not all(
+            isinstance(r, dict) and {"notebook", "status"} <= set(r) for r in runs):
+        raise ValueError(
+            f"{f} is damaged (not a list of runs, each with notebook and status): {fix}")
     return runs
 
 def read_overrides(f: Path) -> dict:
@@ -131,8 +145,10 @@ def read_overrides(f: Path) -> dict:
     try: o = json.loads(Path(f).read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"{f} is damaged ({e}): {fix}") from e
-    if not isinstance(o, dict) or not {"notebook", "profile", "overrides", "profile_values"} <= set(o):
-        raise ValueError(f"{f} is damaged (not notebook, profile, overrides and profile_values): {fix}")
+    if not isinstance(o, dict) or not {"notebook", "profile", "overrides", "profile_values"
+                                       } <= set(o):
+        raise ValueError(
+            f"{f} is damaged (not notebook, profile, overrides and profile_values): {fix}")
     return o
 
 def overrides_header(folder: Path) -> list[str]:
@@ -141,11 +157,15 @@ def overrides_header(folder: Path) -> list[str]:
     if not f.exists(): return []
     o = read_overrides(f)
     p, was, show = o["profile"], o["profile_values"], lambda v: "`" + json.dumps(v) + "`"
-    rows = [f"| {k} | {show(was[k]) if k in was else '(not set)'} | {show(v)} |" for k, v in o["overrides"].items()]
-    return [f"**A run with overrides, not the `{p}` profile's report.** `{o['notebook']}` ran at the "
-            f"`{p}` profile with these settings changed (`tpr-nb repro --set`); its records are kept in "
-            "this folder only.", "",
-            *_table(["setting", f"profile `{p}`", "this run"]), *rows, ""]
+    rows = [
+        f"| {k} | {show(was[k]) if k in was else '(not set)'} | {show(v)} |"
+        for k, v in o["overrides"].items()
+    ]
+    return [
+        f"**A run with overrides, not the `{p}` profile's report.** `{o['notebook']}` ran at the "
+        f"`{p}` profile with these settings changed (`tpr-nb repro --set`); its records are kept in "
+        "this folder only.", "", *_table(["setting", f"profile `{p}`", "this run"]), *rows, ""
+    ]
 
 def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None = None) -> Path:
     ("Write REPORT.md, claims.csv, claims.png and `claims_<paper>.png` of `profile` into `folder` (its "
@@ -158,14 +178,19 @@ def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None =
     write_claims_csv(folder / "claims.csv", recs, profile)
     plot_summary(recs, folder / "claims.png", papers)
     for p in papers:
-        if not plot_paper(recs, p, folder / figure_name(p)): (folder / figure_name(p)).unlink(missing_ok=True)
+        if not plot_paper(recs, p, folder / figure_name(p)):
+            (folder / figure_name(p)).unlink(missing_ok=True)
     figs = {p: sorted(str(f.relative_to(folder)) for f in (folder / "figures" / PAPERS[p].figures).glob("*.png"))
             for p in papers}
     title, *rest = report_markdown(recs, profile, runs, figs).split("\n")
-    text = "\n".join([title, "", *overrides_header(folder), *rest[1:]] if overrides_header(folder) else [title, *rest])
-    write_atomic(folder / "REPORT.md", text + "\n\n![reproductions per paper, by protocol and verdict](claims.png)\n\n"
-                 f"*Figure: {SUMMARY_CAPTION}*\n")
-    if profile in PROFILE_ORDER and folder.resolve() == report_dir(profile).resolve(): assemble_overview()
+    text = "\n".join([title, "", *overrides_header(folder), *rest[1:]]
+                     if overrides_header(folder) else [title, *rest])
+    write_atomic(
+        folder / "REPORT.md",
+        text + "\n\n![reproductions per paper, by protocol and verdict](claims.png)\n\n"
+        f"*Figure: {SUMMARY_CAPTION}*\n")
+    if profile in PROFILE_ORDER and folder.resolve() == report_dir(profile).resolve():
+        assemble_overview()
     return folder / "REPORT.md"
 
 # %% ../nbs/03d_overview.ipynb #dbbafc5b
@@ -182,7 +207,8 @@ def best_evidence(by_profile: dict) -> dict:
     for prof in PROFILE_ORDER:
         recs = by_profile.get(prof) or {}
         for k, j in judged(recs).items():
-            if k not in best and j.verdict != "not measured": best[k] = (get_claim(*k), recs[k], j, prof)
+            if k not in best and j.verdict != "not measured":
+                best[k] = (get_claim(*k), recs[k], j, prof)
     return best
 
 def deviation_lines(paper: str) -> list[str]:
@@ -196,12 +222,15 @@ def deviation_lines(paper: str) -> list[str]:
         for s in dev:
             if s.affects == "result":
                 only = f"; claims {', '.join(f'`{g}`' for g in s.claims)}" if s.claims else ""
-                L.append(f"  - **{RESULT_KINDS[s.kind]}**, {s.name} ({s.kind}{only}): {_cell(s.why)}")
+                L.append(
+                    f"  - **{RESULT_KINDS[s.kind]}**, {s.name} ({s.kind}{only}): {_cell(s.why)}")
         rest = {"not changing what the claims measure": [s for s in dev if s.affects == "none"],
                 "stated choices where the paper is silent, and the paper's or the reference's own slips":
                 [s for s in dev if not s.affects]}
-        L += [f"  - {what}: " + "; ".join(f"{s.name} ({s.kind or s.status})" for s in ss) for what, ss in rest.items()
-              if ss]
+        L += [
+            f"  - {what}: " + "; ".join(f"{s.name} ({s.kind or s.status})" for s in ss)
+            for what, ss in rest.items() if ss
+        ]
     return L
 
 def _overview_rows(entries: list, cols: list) -> list[str]:
@@ -219,7 +248,10 @@ def _overview_rows(entries: list, cols: list) -> list[str]:
     return L
 
 _HEAD_TABLE = ["claim", "source", "metric", "paper", "ours", "sd", "verdict", "protocol", "profile", "why"]
-_REST_TABLE = ["experiment", "claim", "evidence", "source", "paper", "ours", "verdict", "protocol", "profile", "why"]
+_REST_TABLE = [
+    "experiment", "claim", "evidence", "source", "paper", "ours", "verdict", "protocol", "profile",
+    "why"
+]
 
 def _overview_section(p: str, best: dict, head) -> list[str]:
     "The one page's section of paper `p`: its headline claims, its figure, its protocol's deviations, the rest."
@@ -252,19 +284,24 @@ def overview_markdown(best: dict, by_profile: dict) -> str:
     head = _heads(papers)
     at = lambda p=None: " / ".join(str(sum(1 for k in head(p) if k in best and best[k][3] == prof))
                                    for prof in PROFILE_ORDER)
-    src = ", ".join(f"[`reports/{p}`]({p}/REPORT.md) ({len(by_profile[p])} records)" for p in PROFILE_ORDER
-                    if p in by_profile)
+    src = ", ".join(
+        f"[`reports/{p}`]({p}/REPORT.md) ({len(by_profile[p])} records)"
+        for p in PROFILE_ORDER
+        if p in by_profile
+    )
     commits = sorted({e[1].get("commit", "unknown") for e in best.values()})
-    L = ["# Does each paper reproduce? Every claim at its most faithful run", "",
-         f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb report` (package {__version__}, commit "
-         f"{git_commit()}) from the records of {src or 'no report'}, made at commit(s) "
-         f"{', '.join(f'`{h}`' for h in commits) or '–'}. Each claim is judged on its most faithful run: the "
-         "`full` profile's record, else `long`'s, else `quick`'s; the column `profile` says which. The "
-         "per-profile reports keep their own counts.", "",
-         HOW, "", PROTOCOL_HOW, "", "## Headline: each reproduction at its best evidence", "",
-         *_headline(papers, head, vs, ("measured at full / long / quick", at)),
-         "![reproductions per paper at their best evidence, by protocol and verdict](claims.png)", "",
-         f"*Figure: {SUMMARY_CAPTION}*", ""]
+    L = [
+        "# Does each paper reproduce? Every claim at its most faithful run", "",
+        f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb report` (package {__version__}, commit "
+        f"{git_commit()}) from the records of {src or 'no report'}, made at commit(s) "
+        f"{', '.join(f'`{h}`' for h in commits) or '–'}. Each claim is judged on its most faithful run: the "
+        "`full` profile's record, else `long`'s, else `quick`'s; the column `profile` says which. The "
+        "per-profile reports keep their own counts.", "", HOW, "", PROTOCOL_HOW, "",
+        "## Headline: each reproduction at its best evidence", "",
+        *_headline(papers, head, vs, ("measured at full / long / quick", at)),
+        "![reproductions per paper at their best evidence, by protocol and verdict](claims.png)",
+        "", f"*Figure: {SUMMARY_CAPTION}*", ""
+    ]
     for p in papers: L += _overview_section(p, best, head)
     return "\n".join(L)
 
@@ -272,13 +309,18 @@ def assemble_overview(reports: Path | None = None) -> Path:
     ("Write the one page `REPORT.md`, `claims.png` and `claims_<paper>.png` under `reports` from each "
      "profile's report folder there.")
     reports = Path(reports or project_root() / "reports")
-    by_profile = {p: profile_records(reports / p, p) for p in PROFILE_ORDER if (reports / p / "metrics").is_dir()}
+    by_profile = {
+        p: profile_records(reports / p, p)
+        for p in PROFILE_ORDER if (reports / p / "metrics").is_dir()
+    }
     best, head = best_evidence(by_profile), _heads(list(PAPERS))
     vs = {k: e[2] for k, e in best.items()}
     plot_tallies({p: _tally(head(p), vs) for p in PAPERS}, reports / "claims.png")
     for p in PAPERS:
         entries = headline_entries(p, best)
-        if entries: plot_claims(entries, reports / figure_name(p), f"{p}: headline claims at their best evidence")
+        if entries:
+            plot_claims(entries, reports / figure_name(p),
+                        f"{p}: headline claims at their best evidence")
         else: (reports / figure_name(p)).unlink(missing_ok=True)
     write_atomic(reports / "REPORT.md", overview_markdown(best, by_profile) + "\n")
     return reports / "REPORT.md"

@@ -31,7 +31,8 @@ class Experiment:
     "An experiment notebook: its profile table, what it fixes over a row, and what its units are."
     notebook: str               # '<folder>/<stem>', as its protocol card names it
     table: str                  # 'tpr_nb.<module>:<NAME>' of its profile table
-    fixed: dict | str = field(default_factory=dict)   # settings it fixes, or the name of a dict of them
+    # settings it fixes, or the name of a dict of them
+    fixed: dict | str = field(default_factory=dict)
     units: str = ""             # 'tpr_nb.<module>:<NAME>' of its `Units`, if it trains units
 
     def settings(self) -> dict:
@@ -65,8 +66,10 @@ class Paper:
     claims: str = ""            # its file under claims_data/ (default <id>.toml)
     card: str = ""              # its protocol cards under protocol_data/ (default <id>.toml)
     experiments: dict = field(default_factory=dict)   # notebook stem -> `Experiment`
-    headline: tuple = ()        # the claim ids of what its abstract claims: REPORT.md leads with them
-    measured_in: dict = field(default_factory=dict)   # claim experiment -> the notebook stem that records it
+    # the claim ids of what its abstract claims: REPORT.md leads with them
+    headline: tuple = ()
+    # claim experiment -> the notebook stem that records it
+    measured_in: dict = field(default_factory=dict)
 
     @property
     def figures(self) -> str:
@@ -96,7 +99,9 @@ def _paper(e, where: str) -> Paper:
 def read_papers(text: str, where: str = "papers") -> dict[str, Paper]:
     "The papers of a registry file's `text`, id -> `Paper`, each entry checked; ids and folders are unique."
     data = check_fields(read_toml(text, where), dict(papers=list), where)
-    papers = [_paper(e, f"{where}, [[papers]] {i}") for i, e in enumerate(data.get("papers", []), 1)]
+    papers = [
+        _paper(e, f"{where}, [[papers]] {i}") for i, e in enumerate(data.get("papers", []), 1)
+    ]
     for k in ("id", "folder"):
         seen = [getattr(p, k) for p in papers]
         if dup := next((v for i, v in enumerate(seen) if v in seen[:i]), None):
@@ -104,7 +109,8 @@ def read_papers(text: str, where: str = "papers") -> dict[str, Paper]:
     return {p.id: p for p in papers}
 
 PAPERS_FILE = files("tpr_nb") / "papers.toml"
-PAPERS: dict[str, Paper] = read_papers(PAPERS_FILE.read_text(encoding="utf-8"), "tpr_nb/papers.toml")
+PAPERS: dict[str, Paper] = read_papers(PAPERS_FILE.read_text(encoding="utf-8"),
+                                       "tpr_nb/papers.toml")
 
 # %% ../nbs/01c_papers.ipynb #e66a404e
 def paper_in(folder: str) -> Paper:
@@ -117,7 +123,9 @@ def paper_in(folder: str) -> Paper:
 def experiment_name(notebook) -> str:
     "`notebook` ('tpr_rnn/10_single_task', or a path to it) as `<folder>/<stem>`."
     p = Path(str(notebook))
-    return f"{p.parent.name}/{p.stem}" if p.suffix == ".ipynb" or len(p.parts) > 2 else str(notebook)
+    return (
+        f"{p.parent.name}/{p.stem}" if p.suffix == ".ipynb" or len(p.parts) > 2 else str(notebook)
+    )
 
 def experiment(notebook) -> Experiment:
     "The registered `Experiment` of `notebook` ('tpr_rnn/10_single_task', or a path to the notebook)."

@@ -24,9 +24,10 @@ class Config(dict):
 def check_profile(profile: str) -> str:
     "Return `profile` if it is one of `PROFILES`, else raise a `ValueError` naming the valid ones."
     if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}: use one of {', '.join(PROFILES)} "
-                         "(smoke = CI seconds, quick = 2-core CPU minutes, long = hours on this CPU where an "
-                         "experiment has it, full = the paper's scale)")
+        raise ValueError(
+            f"unknown profile {profile!r}: use one of {', '.join(PROFILES)} "
+            "(smoke = CI seconds, quick = 2-core CPU minutes, long = hours on this CPU where an "
+            "experiment has it, full = the paper's scale)")
     return profile
 
 def table_keys(table: dict) -> list[str]:
@@ -42,31 +43,37 @@ def profile_config(table: dict, profile: str, overrides: dict | None = None, **f
     overrides = dict(overrides or {})
     known = table_keys(table)
     if unknown := sorted(set(overrides) - set(known)):
-        raise ValueError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
-                         f"this experiment's table knows {', '.join(known)}")
+        raise ValueError(
+            f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
+            f"this experiment's table knows {', '.join(known)}")
     if clash := sorted(set(overrides) & set(fixed)):
         raise ValueError(f"{', '.join(map(repr, clash))} cannot be overridden: this notebook fixes "
                          f"{', '.join(f'{k}={fixed[k]!r}' for k in clash)}")
     return Config({**table.get("common", {}), **table.get(profile, {}), **overrides, **fixed, "profile": profile})
 
 # %% ../nbs/02b_profiles.ipynb #6a08607a
-VECTOR_SETTINGS = ("betas",)   # list-valued settings that are one value (a vector), not a set of runs
+# list-valued settings that are one value (a vector), not a set of runs
+VECTOR_SETTINGS = ("betas",)
 
 def _number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 def _scalar_form(seen: list, v) -> str | None:
     "Why `v` is not of the kind the values `seen` (no None among them) are, or None."
     low = min(seen, default=None)
-    if all(isinstance(x, bool) for x in seen): return None if isinstance(v, bool) else "True or False"
+    if all(isinstance(x, bool) for x in seen):
+        return None if isinstance(v, bool) else "True or False"
     if all(isinstance(x, int) and not isinstance(x, bool) for x in seen):
         form = "a positive integer" if low >= 1 else "a non-negative integer" if low >= 0 else "an integer"
         ok = isinstance(v, int) and not isinstance(v, bool) and (low < 0 or v >= min(low, 1))
         return None if ok else form
     if all(_number(x) for x in seen):
-        form = "a positive number" if low > 0 else "a non-negative number" if low >= 0 else "a number"
+        form = (
+            "a positive number" if low > 0 else "a non-negative number" if low >= 0 else "a number"
+        )
         return None if _number(v) and (low < 0 or v > 0 or (low == 0 and v == 0)) else form
     if all(isinstance(x, str) for x in seen): return None if isinstance(v, str) else "a string"
-    if all(isinstance(x, dict) for x in seen): return None if isinstance(v, dict) else "a dict of settings"
+    if all(isinstance(x, dict) for x in seen):
+        return None if isinstance(v, dict) else "a dict of settings"
     return None
 
 def _list_form(key: str, v, vals: list) -> str | None:
@@ -94,15 +101,17 @@ def check_value(key: str, v, seen: list) -> str | None:
         ok = ints and (v or key != "seeds") and len(set(v)) == len(v)
         return None if ok else "a list of distinct non-negative integers, e.g. [0, 1]"
     vals = [x for x in seen if x is not None]
-    if v is None: return None if len(vals) < len(seen) or not vals else "not None (the profiles all set it)"
+    if v is None:
+        return None if len(vals) < len(seen) or not vals else "not None (the profiles all set it)"
     if not vals: return None
     if all(isinstance(x, (list, tuple)) for x in vals): return _list_form(key, v, vals)
     return _scalar_form(vals, v)
 
 def check_overrides(table: dict, profile: str, overrides: dict, **fixed) -> tuple[Config, Config]:
     "The rows of `table` at `profile` without and with `overrides`, each value checked against its setting."
-    base, new = profile_config(table, profile, None, **fixed), profile_config(table, profile, overrides,
-                                                                              **fixed)
+    base, new = profile_config(table, profile, None, **fixed), profile_config(
+        table, profile, overrides, **fixed
+    )
     rows = [profile_config(table, p, **fixed) for p in PROFILES if p in table]
     for k, v in overrides.items():
         if why := check_value(k, v, [r[k] for r in rows if k in r]):

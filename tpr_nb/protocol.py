@@ -27,11 +27,14 @@ DEVIATION_KINDS = {
     "paper-silent": "neither the paper nor the reference settles it; our choice is stated",
     "not-yet": "a known gap, not fixed yet: results on it do not count as the paper's",
 }
-# a deviation of these kinds says `affects`: whether the claims measured on it are the paper's experiment
+# a deviation of these kinds says `affects`: whether the claims measured on it are the
+# paper's experiment
 RESULT_KINDS = {"missing-data": "proxy", "hardware": "deviation", "not-yet": "deviation"}
-AFFECTS = {"result": "the claims measured on it are not the paper's experiment: `proxy` (stand-in data) "
-                     "or `deviation` (another protocol), never holds or fails",
-           "none": "it does not change what the claims measure (its why says why)"}
+AFFECTS = {
+    "result": "the claims measured on it are not the paper's experiment: `proxy` (stand-in data) "
+    "or `deviation` (another protocol), never holds or fails",
+    "none": "it does not change what the claims measure (its why says why)"
+}
 PROTOCOL_DATA = files("tpr_nb") / "protocol_data"   # one file per paper
 
 @dataclass(frozen=True)
@@ -43,11 +46,14 @@ class Setting:
     reference: str
     reference_where: str
     status: str
-    expect: object = None       # the paper's value in our terms; `same` needs ours at full to equal it
+    # the paper's value in our terms; `same` needs ours at full to equal it
+    expect: object = None
     kind: str = ""              # a deviation's kind (`DEVIATION_KINDS`)
     why: str = ""
-    fact: str = ""              # 'tpr_nb.<module>:<function>' of a `@protocol_fact`, when not a profile key
-    affects: str = ""           # a deviation of a `RESULT_KINDS` kind: 'result' or 'none' (`AFFECTS`)
+    # 'tpr_nb.<module>:<function>' of a `@protocol_fact`, when not a profile key
+    fact: str = ""
+    # a deviation of a `RESULT_KINDS` kind: 'result' or 'none' (`AFFECTS`)
+    affects: str = ""
     claims: tuple = ()          # the claim-id globs it affects (empty: every claim of the notebook)
 
 @dataclass(frozen=True)
@@ -97,7 +103,8 @@ _CARD = dict(notebook=str, table=str, what=str, settings=list, base=str, drop=li
 
 def _setting(e, where: str) -> Setting:
     "One `[[cards.settings]]` entry, checked."
-    check_fields(e, _SETTING, where, ("paper", "paper_where", "reference", "reference_where", "status"))
+    check_fields(e, _SETTING, where,
+                 ("paper", "paper_where", "reference", "reference_where", "status"))
     if ("setting" in e) == ("fact" in e):
         raise ValueError(f"{where}: give a setting (a profile key) or a fact")
     if "fact" in e and "label" not in e: raise ValueError(f"{where}: a fact needs a label")
@@ -106,16 +113,20 @@ def _setting(e, where: str) -> Setting:
     if e["status"] not in STATUSES:
         raise ValueError(f"{where}: status {e['status']!r} is not one of {', '.join(STATUSES)}")
     if e["status"] == "same" and "expect" not in e:
-        raise ValueError(f"{where}: 'same' needs expect, the paper's value in our terms, to check ours "
-                         "against")
-    if e["status"] == "deviation" and (e.get("kind") not in DEVIATION_KINDS or not e.get("why", "").strip()):
-        raise ValueError(f"{where}: a deviation needs a kind ({', '.join(DEVIATION_KINDS)}) and a why")
+        raise ValueError(
+            f"{where}: 'same' needs expect, the paper's value in our terms, to check ours "
+            "against")
+    if e["status"] == "deviation" and (e.get("kind") not in DEVIATION_KINDS
+                                       or not e.get("why", "").strip()):
+        raise ValueError(
+            f"{where}: a deviation needs a kind ({', '.join(DEVIATION_KINDS)}) and a why")
     if e["status"] == "unknown" and not e.get("why", "").strip():
         raise ValueError(f"{where}: 'unknown' needs a why (what is missing to decide it)")
     if "affects" in e and (e.get("kind") not in RESULT_KINDS or e["affects"] not in AFFECTS):
         raise ValueError(f"{where}: affects ({', '.join(AFFECTS)}) belongs to a deviation of kind "
                          f"{', '.join(RESULT_KINDS)}")
-    if "claims" in e and (e.get("affects") != "result" or not all(type(g) is str for g in e["claims"])):
+    if "claims" in e and (e.get("affects") != "result"
+                          or not all(type(g) is str for g in e["claims"])):
         raise ValueError(f"{where}: claims (claim-id globs) needs affects = 'result'")
     return Setting(name, e["paper"], e["paper_where"], e["reference"], e["reference_where"], e["status"],
                    e.get("expect"), e.get("kind", ""), e.get("why", ""), e.get("fact", ""),
@@ -138,7 +149,8 @@ def read_cards(text: str, paper: str, where: str = "protocol") -> list[Card]:
     for i, e in enumerate(data.get("cards", []), 1):
         w = f"{where}, [[cards]] {i}"
         check_fields(e, _CARD, w, ("notebook", "table", "what"))
-        settings = tuple(_setting(s, f"{w}, setting {j}") for j, s in enumerate(e.get("settings", []), 1))
+        settings = tuple(
+            _setting(s, f"{w}, setting {j}") for j, s in enumerate(e.get("settings", []), 1))
         names = [s.name for s in settings]
         if dup := next((n for k, n in enumerate(names) if n in names[:k]), None):
             raise ValueError(f"{w}: setting {dup!r} comes twice")
@@ -175,7 +187,8 @@ def _plain(v):
 def same_value(a, b) -> bool:
     "Whether `a` and `b` are the same setting: equal as JSON, numbers to a relative 1e-9; 'null' stands for None."
     a, b = (None if x == "null" else _plain(x) for x in (a, b))
-    if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(map(same_value, a, b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(same_value, a, b))
     num = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)
     if num(a) and num(b): return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
     return type(a) is type(b) and a == b
@@ -189,9 +202,11 @@ def ours(s: Setting, row: dict):
     "Our value of setting `s` in profile row `row` (`_MISSING`, or `Unavailable` when its data is not here)."
     if not s.fact: return row.get(s.name, _MISSING)
     offline = os.environ.get("TPR_NB_OFFLINE")
-    os.environ["TPR_NB_OFFLINE"] = "1"                     # a fact reads what is here, never downloads
+    # a fact reads what is here, never downloads
+    os.environ["TPR_NB_OFFLINE"] = "1"
     try: return resolve_fact(s.fact)(row)
-    except FileNotFoundError as e: return Unavailable(f"not on this machine ({str(e).split('.')[0]})")
+    except FileNotFoundError as e:
+        return Unavailable(f"not on this machine ({str(e).split('.')[0]})")
     finally:
         if offline is None: os.environ.pop("TPR_NB_OFFLINE")
         else: os.environ["TPR_NB_OFFLINE"] = offline
@@ -218,8 +233,9 @@ def card_problems(card: Card) -> list[str]:
             continue
         if isinstance(v, Unavailable): continue
         if s.status == "same" and not same_value(v, s.expect):
-            out.append(f"{where}: ours at full is {_plain(v)!r}, the paper's is {s.expect!r}, and no "
-                       "deviation is registered")
+            out.append(
+                f"{where}: ours at full is {_plain(v)!r}, the paper's is {s.expect!r}, and no "
+                "deviation is registered")
         if s.status == "deviation" and same_value(v, s.expect):
             out.append(f"{where}: registered as a deviation, but ours at full equals the paper's {s.expect!r}")
     return out
@@ -235,8 +251,9 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 def _status(s: Setting) -> str:
-    return {"same": "same", "unknown": f"unknown: {s.why}"}.get(s.status,
-                                                                f"**deviation** ({s.kind}): {s.why}")
+    return {"same": "same", "unknown": f"unknown: {s.why}"}.get(
+        s.status, f"**deviation** ({s.kind}): {s.why}"
+    )
 
 def card_rows(card: Card, row: dict | None = None) -> list[dict]:
     "The card as rows: setting, paper, reference, ours at full, ours in `row`, status."
@@ -258,7 +275,10 @@ def card_markdown(notebook: str | Card, row: dict | None = None) -> str:
     now = f"ours ({row.get('profile', 'this run')})" if row is not None else None
     cols = ["setting", "paper", "reference", "ours (full)", *([now] if now else []), "status"]
     keys = ["setting", "paper", "reference", "full", *(["now"] if now else []), "status"]
-    lines = [f"**Protocol card: {card.what}**", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines = [
+        f"**Protocol card: {card.what}**", "", "| " + " | ".join(cols) + " |",
+        "|" + "---|" * len(cols)
+    ]
     lines += ["| " + " | ".join(_cell(r[k]) for k in keys) + " |" for r in card_rows(card, row)]
     return "\n".join(lines)
 
@@ -273,14 +293,19 @@ def protocol_section(paper: str) -> str:
     for card in load_cards(paper):
         rows = card_rows(card)
         off = [r for r in rows if not r["status"].startswith("same")]
-        out.append(f"- **{card.notebook}** ({card.what}): {len(rows) - len(off)} of {len(rows)} settings "
-                   "as the paper's"
-                   + ("" if off else "."))
-        out += [f"  - {r['setting']}: paper {r['paper']}; ours at full {r['full']}; {r['status']}" for r in off]
+        out.append(
+            f"- **{card.notebook}** ({card.what}): {len(rows) - len(off)} of {len(rows)} settings "
+            "as the paper's" + ("" if off else ".")
+        )
+        out += [
+            f"  - {r['setting']}: paper {r['paper']}; ours at full {r['full']}; {r['status']}"
+            for r in off
+        ]
     return "\n".join(out)
 
 # %% ../nbs/03b_protocol.ipynb #cb7483da
-LABELS = ("paper", "reduced scale", "deviation", "proxy")   # how a run stands to the paper's protocol
+# how a run stands to the paper's protocol
+LABELS = ("paper", "reduced scale", "deviation", "proxy")
 
 def protocol_rows(card: Card, row: dict) -> list[tuple[Setting, str, str]]:
     "(setting, label, why) of each setting of `card` that keeps a run with profile row `row` off the paper's protocol."
@@ -290,20 +315,24 @@ def protocol_rows(card: Card, row: dict) -> list[tuple[Setting, str, str]]:
         if not judged: continue
         v = ours(s, row)
         if isinstance(v, Unavailable):
-            warnings.warn(f"{card.notebook}: {s.name} is {v}, so its runs' labels cannot tell whether it is "
-                          "the paper's (set TPR_NB_DATA to the data mirror)", stacklevel=2)
+            warnings.warn(
+                f"{card.notebook}: {s.name} is {v}, so its runs' labels cannot tell whether it is "
+                "the paper's (set TPR_NB_DATA to the data mirror)",
+                stacklevel=2)
         if s.status == "deviation":
             if s.expect is not None and v is not _MISSING and not isinstance(v, Unavailable) \
-               and same_value(v, s.expect): continue
+               and same_value(v, s.expect):                continue
             out.append((s, RESULT_KINDS[s.kind], f"{s.name} ({s.kind}): {s.why}"))
         elif not (v is _MISSING or isinstance(v, Unavailable) or same_value(v, s.expect)):
-            out.append((s, "reduced scale", f"{s.name} {_fmt(v)} (paper: {_fmt(_plain(s.expect))})"))
+            out.append(
+                (s, "reduced scale", f"{s.name} {_fmt(v)} (paper: {_fmt(_plain(s.expect))})"))
     return out
 
 def claim_protocol(card: Card, claim_id: str, row: dict | None = None, rows: list | None = None) -> tuple[str, list[str]]:
     "The label (`LABELS`) of claim `claim_id` of `card`'s notebook run with profile row `row`, and why."
     from fnmatch import fnmatchcase
     rows = protocol_rows(card, row) if rows is None else rows
-    mine = [(lab, why) for s, lab, why in rows if not s.claims or any(fnmatchcase(claim_id, g) for g in s.claims)]
+    mine = [(lab, why) for s, lab, why in rows
+            if not s.claims or any(fnmatchcase(claim_id, g) for g in s.claims)]
     label = max((lab for lab, _ in mine), key=LABELS.index, default="paper")
     return label, [why for lab, why in sorted(mine, key=lambda m: -LABELS.index(m[0]))]

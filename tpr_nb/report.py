@@ -47,14 +47,20 @@ def make_record(paper: str, claim_id: str, ours: float, *, profile: str, seeds, 
     ("Our measurement of a claim as a record, `holds` decided by the claim's rule; `seeds_of`: the profile's seeds, "
      "where the record lands before all of them have finished.")
     c, ours = get_claim(paper, claim_id), float(ours)
-    stat, vals = over_seeds(c), [float(v) for v in per_seed if math.isfinite(v)] if per_seed is not None else []
+    stat, vals = over_seeds(c), (
+        [float(v) for v in per_seed if math.isfinite(v)] if per_seed is not None else []
+    )
     # within the rounding of a table printed to two decimals
     if stat != "mean" and vals and math.isfinite(ours) and abs(ours - getattr(builtins, stat)(vals)) > 0.0051:
-        raise ValueError(f"{claim_id} is the {stat} of its runs (`OVER_SEEDS`), but {ours} is not the {stat} of "
-                         f"per_seed {vals}")
+        raise ValueError(
+            f"{claim_id} is the {stat} of its runs (`OVER_SEEDS`), but {ours} is not the {stat} of "
+            f"per_seed {vals}")
     rule, why = c.rule_for(check_profile(profile)), partial_reason(claim_id, partial or {})
-    holds = "" if rule is None or why else "yes" if math.isfinite(ours) and eval_rule(rule, ours,
-                                                                                      c.paper_value) else "no"
+    holds = (
+        ""
+        if rule is None or why
+        else "yes" if math.isfinite(ours) and eval_rule(rule, ours, c.paper_value) else "no"
+    )
     return dict(paper=paper, experiment=c.experiment, claim_id=claim_id, metric=c.metric, source=c.source,
                 paper_value=c.paper_value, ours=ours, holds=holds, rule=rule, profile=profile,
                 seeds=list(seeds) if hasattr(seeds, "__iter__") else [seeds], device=device or device_name(),
@@ -82,14 +88,18 @@ def _read_json(f: Path, default=None):
     if not f.exists(): return default
     try: return json.loads(f.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{f} is damaged ({e}): restore it from git or delete it and re-run its notebook") from e
+        raise ValueError(
+            f"{f} is damaged ({e}): restore it from git or delete it and re-run its notebook"
+        ) from e
 
 def read_records(f: Path) -> list[dict]:
     "The records of the metrics file `f` ([] if it does not exist); a damaged one is an error naming it."
     recs = _read_json(Path(f), [])
-    if not isinstance(recs, list) or not all(isinstance(r, dict) and set(REQUIRED) <= set(r) for r in recs):
-        raise ValueError(f"{f} is damaged (not a list of records, each with {', '.join(REQUIRED)}): "
-                         "restore it from git or delete it and re-run its notebook")
+    if not isinstance(recs, list) or not all(
+            isinstance(r, dict) and set(REQUIRED) <= set(r) for r in recs):
+        raise ValueError(
+            f"{f} is damaged (not a list of records, each with {', '.join(REQUIRED)}): "
+            "restore it from git or delete it and re-run its notebook")
     return recs
 
 RETRAINS_KEPT = 8   # the earlier values of the same recipe a record carries
@@ -135,7 +145,8 @@ def seed_se(values, stat: str = "mean") -> float | None:
     v = sorted(float(x) for x in values or [])
     n = len(v)
     if n < 2: return None
-    if stat == "max": v = [-x for x in reversed(v)]          # the max of the values is minus the min of their negatives
+    # the max of the values is minus the min of their negatives
+    if stat == "max": v = [-x for x in reversed(v)]
     # a resample of n draws has its minimum at v[k] or above with probability ((n - k) / n) ** n
     p = [((n - k) / n) ** n - ((n - k - 1) / n) ** n for k in range(n)]
     m = sum(pk * x for pk, x in zip(p, v))
@@ -146,9 +157,12 @@ def verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
     vd, why = _verdict(c, rec, recs)
     stored, rule = rec.get("rule"), c.rule_for(rec.get("profile"))
     if "rule" in rec and stored != rule and vd != "not measured":
-        why = "; ".join(filter(None, [why, f"the record's rule `{stored}` differs from the registered "
-                                           f"`{rule}`, which decides (re-run the notebook to refresh the "
-                                           "record)"]))
+        why = "; ".join(
+            filter(None, [
+                why, f"the record's rule `{stored}` differs from the registered "
+                f"`{rule}`, which decides (re-run the notebook to refresh the "
+                "record)"
+            ]))
     return vd, why
 
 def rule_holds(c: Claim, rec: dict) -> str:
@@ -162,7 +176,8 @@ def retrain_flip(c: Claim, rec: dict) -> dict | None:
     rule = c.rule_for(rec.get("profile"))
     now = eval_rule(rule, rec["ours"], c.paper_value)
     return next((x for x in rec.get("retrains") or [] if isinstance(x.get("ours"), (int, float))
-                 and math.isfinite(x["ours"]) and eval_rule(rule, x["ours"], c.paper_value) != now), None)
+                 and math.isfinite(x["ours"]) and eval_rule(rule, x["ours"], c.paper_value) != now),
+                None)
 
 def _verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
     ours, rule = rec["ours"], c.rule_for(rec.get("profile"))
@@ -172,37 +187,47 @@ def _verdict(c: Claim, rec: dict, recs: dict) -> tuple[str, str]:
     if not math.isfinite(ours): return "invalid", f"the measured value is {ours}"
     ph = post_hoc(c)
     if ph and set(rec["seeds"]) & set(ph.chosen_on):
-        return "inconclusive", (f"post hoc: {ph.setting}, {ph.why}; measured on seed(s) "
-                                f"{sorted(set(rec['seeds']) & set(ph.chosen_on))} of those it was chosen "
-                                "on, not yet on fresh ones")
+        return "inconclusive", (
+            f"post hoc: {ph.setting}, {ph.why}; measured on seed(s) "
+            f"{sorted(set(rec['seeds']) & set(ph.chosen_on))} of those it was chosen "
+            "on, not yet on fresh ones")
     for g in guards(c):
         ref = recs.get((c.paper, g.ref))
-        if ref is None: return "inconclusive", f"{g.ref} (which the guard '{g.rule}' reads) is not measured"
+        if ref is None:
+            return "inconclusive", f"{g.ref} (which the guard '{g.rule}' reads) is not measured"
         if not eval_rule(g.rule, ours, c.paper_value, ref=ref["ours"]):
             return "inconclusive", f"{g.why} ({g.ref} = {ref['ours']:.4g})"
     if flip := retrain_flip(c, rec):
-        return "inconclusive", (f"the rule decides differently on a retrain of the same recipe ({flip['ours']:.4g} "
-                                f"at {flip['commit']}, {ours:.4g} now): this value does not decide until more seeds do")
+        return "inconclusive", (
+            f"the rule decides differently on a retrain of the same recipe ({flip['ours']:.4g} "
+            f"at {flip['commit']}, {ours:.4g} now): this value does not decide until more seeds do")
     stat, n = over_seeds(c), len(rec.get("per_seed") or [])
     s = seed_se(rec.get("per_seed"), stat)
     src = f"{n} seeds" + ("" if stat == "mean" else f", bootstrap SE of their {stat}")
-    # no per-seed values: the spread the project measured elsewhere, over the square root of the seeds for a mean
+    # no per-seed values: the spread the project measured elsewhere, over the square root of the
+    # seeds for a mean
     if s is None and stat == "mean" and (measured := spread(c)):
         sd, where = measured
         s, src = sd / math.sqrt(len(rec["seeds"])), (f"SD {sd:g} over seeds measured in {where}, "
                                                      f"{len(rec['seeds'])} seed(s) here")
-    # the test sample's own error, where the notebook measured it, adds to the seeds' (independent of it)
+    # the test sample's own error, where the notebook measured it, adds to the seeds'
+    # (independent of it)
     if ss := rec.get("sampling_se"):
-        s, src = math.hypot(s or 0.0, ss), f"{src if s else 'no seed spread'}; test-sample SE {ss:.3g}"
+        s, src = (
+            math.hypot(s or 0.0, ss),
+            f"{src if s else 'no seed spread'}; test-sample SE {ss:.3g}",
+        )
     if s and eval_rule(rule, ours - s, c.paper_value) != eval_rule(rule, ours + s, c.paper_value):
         return "inconclusive", (f"the rule decides differently within one standard error ({s:.3g}; "
                                 f"{src}) of ours")
     return ("holds", "") if eval_rule(rule, ours, c.paper_value) else ("fails", "")
 
 # %% ../nbs/03_report.ipynb #75e3b917
-CSV_COLUMNS = ["paper", "experiment", "claim_id", "evidence", "metric", "paper_value", "ours", "holds",
-               "verdict", "why", "protocol", "off_protocol", "post_hoc",
-               "profile", "seeds", "device", "wall_s", "commit"]
+CSV_COLUMNS = [
+    "paper", "experiment", "claim_id", "evidence", "metric", "paper_value", "ours", "holds",
+    "verdict", "why", "protocol", "off_protocol", "post_hoc", "profile", "seeds", "device",
+    "wall_s", "commit"
+]
 
 def load_records(folder: Path) -> dict:
     "All records under `folder/metrics`, keyed by (paper, claim_id)."
@@ -216,15 +241,18 @@ def _fmt(v):
     if v is None or v == "": return "–"
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
-OFF_PROTOCOL = ("proxy", "deviation")       # protocol labels under which holds and fails read `inconclusive`
+# protocol labels under which holds and fails read `inconclusive`
+OFF_PROTOCOL = ("proxy", "deviation")
 
 class Judged(NamedTuple):
     "A measured claim's verdict and why, how its run stands to the paper's protocol, and what the rule said there."
     verdict: str
     why: str
-    protocol: str = ""          # a `tpr_nb.protocol.LABELS` label; '' for a claim that is not a reproduction
+    # a `tpr_nb.protocol.LABELS` label; '' for a claim that is not a reproduction
+    protocol: str = ""
     off: str = ""               # what keeps its run off the paper's protocol
-    rule: str = ""              # the rule's holds/fails, where the protocol label turned it into `inconclusive`
+    # the rule's holds/fails, where the protocol label turned it into `inconclusive`
+    rule: str = ""
 
 def claim_notebook(c: Claim, rec: dict | None = None) -> str | None:
     "'<folder>/<stem>' of the notebook that measured claim `c`: its record's, else its paper's `measured_in`."
@@ -250,9 +278,11 @@ def protocol_label(c: Claim, rec: dict) -> tuple[str, list[str]]:
     "How the run behind `rec` stands to the paper's protocol for claim `c` (`claim_protocol`), and why."
     nb = claim_notebook(c, rec)
     got = _off_rows(nb, rec["profile"]) if nb else f"no notebook is registered for {c.experiment}"
-    if isinstance(got, str): label, off = "deviation", [got + ": its protocol is not known to be the paper's"]
+    if isinstance(got, str):
+        label, off = "deviation", [got + ": its protocol is not known to be the paper's"]
     else: label, off = claim_protocol(got[0], c.claim_id, rows=got[1])
-    if short := seeds_short(rec): label, off = (label if label in OFF_PROTOCOL else "deviation"), [*off, short]
+    if short := seeds_short(rec):
+        label, off = (label if label in OFF_PROTOCOL else "deviation"), [*off, short]
     return label, off
 
 def judge(c: Claim, rec: dict, recs: dict) -> Judged:
@@ -261,8 +291,9 @@ def judge(c: Claim, rec: dict, recs: dict) -> Judged:
     if evidence(c) not in HEADLINE or vd in ("not measured", "reference"): return Judged(vd, why)
     label, off = protocol_label(c, rec)
     if label in OFF_PROTOCOL and vd in ("holds", "fails"):
-        return Judged("inconclusive", "; ".join(filter(None, [f"{label}: on it the rule says {vd}", why])),
-                      label, "; ".join(off), vd)
+        return Judged("inconclusive",
+                      "; ".join(filter(None, [f"{label}: on it the rule says {vd}", why])), label,
+                      "; ".join(off), vd)
     return Judged(vd, why, label, "; ".join(off))
 
 def judged(recs: dict) -> dict:
@@ -294,8 +325,10 @@ def write_claims_csv(path: Path, recs: dict, profile: str):
 
 # %% ../nbs/03_report.ipynb #f0be7376
 _SCALE = {"paper": "paper's protocol", "reduced scale": "reduced scale"}
-HEAD_COLS = [*(f"{v}" for v in VERDICTS), *(f"{v}, reduced scale" for v in VERDICTS), "proxy", "deviation",
-             "not measured"]
+HEAD_COLS = [
+    *(f"{v}" for v in VERDICTS), *(f"{v}, reduced scale" for v in VERDICTS), "proxy", "deviation",
+    "not measured"
+]
 
 def _tally(keys, vs) -> dict:
     "The numbers of `keys` by protocol label and verdict: the cells of a headline row (`HEAD_COLS`)."
@@ -304,7 +337,8 @@ def _tally(keys, vs) -> dict:
         j = vs.get(k)
         if j is None or j.verdict == "not measured": n["not measured"] += 1
         elif j.protocol in OFF_PROTOCOL: n[j.protocol] += 1
-        elif j.verdict in VERDICTS: n[j.verdict + (", reduced scale" if j.protocol == "reduced scale" else "")] += 1
+        elif j.verdict in VERDICTS:
+            n[j.verdict + (", reduced scale" if j.protocol == "reduced scale" else "")] += 1
     return n
 
 def _counts(keys, vs) -> str:
@@ -314,34 +348,41 @@ def _counts(keys, vs) -> str:
 def report_papers(recs: dict, runs: list[dict] | None) -> list[str]:
     "The papers a report covers: all when no runs are known, else those whose notebooks ran or that have records."
     recorded = lambda p: any(k[0] == p for k in recs)
-    if not runs: return list(PAPERS) if runs is None or not recs else [p for p in PAPERS if recorded(p)]
+    if not runs:
+        return list(PAPERS) if runs is None or not recs else [p for p in PAPERS if recorded(p)]
     folder = {PAPERS[p].folder: p for p in PAPERS}
     ran = {folder.get(Path(r["notebook"]).parts[0]) for r in runs if Path(r["notebook"]).parts}
     return [p for p in PAPERS if p in ran or recorded(p)]
 
-HOW = ("Each verdict is decided by the rules registered with the claim (`tpr_nb.claims`, "
-       "`tpr_nb.report.verdict`), never by hand: `holds`/`fails` by the claim's rule; `inconclusive` "
-       "when a model it depends on is not above chance, when its setting was chosen after seeing it "
-       "(post hoc) and it has not been re-measured on fresh seeds, when a retrain of the same recipe "
-       "came out on the other side of the rule, or when the rule decides differently "
-       "within one standard error over seeds; `invalid` when the run behind it diverged; `not measured "
-       "(partial run)` when a run with `--set` covered only part of the set (tasks, seeds, kinds ...) "
-       "the claim is about. The headline counts only reproductions (claims the paper prints, derives or "
-       "states); this project's diagnostics, identity checks (true by construction) and data statistics "
-       "are listed apart and not counted.")
-PROTOCOL_HOW = ("Each reproduction is also read against its notebook's protocol card "
-                "(`tpr_nb.protocol.claim_protocol`, the cards in `tpr_nb/protocol_data/`): `proxy` when it was "
-                "measured on stand-in data (a `missing-data` deviation that affects the result), `deviation` "
-                "when on another protocol (a `hardware` or `not-yet` deviation that affects it); both read "
-                "`inconclusive (proxy)` / `inconclusive (deviation)` whatever the rule says, and the rule's "
-                "outcome is kept in the why. `reduced scale`: no such deviation, but the profile's settings are "
-                "smaller than the paper's (a quick or long run); its verdict stands, counted apart from those "
-                "on the paper's protocol.")
-CLASSES = [("Reproductions", HEADLINE), ("Diagnostics (this project's own checks)", ("diagnostic",)),
-           ("Identity checks (true by construction: property tests, not reproductions)", ("identity",)),
-           ("Data statistics", ("data",))]
-_COLS = ["experiment", "claim", "evidence", "source", "metric", "paper", "ours", "verdict", "protocol", "why",
-         "rule", "seeds", "commit"]
+HOW = (
+    "Each verdict is decided by the rules registered with the claim (`tpr_nb.claims`, "
+    "`tpr_nb.report.verdict`), never by hand: `holds`/`fails` by the claim's rule; `inconclusive` "
+    "when a model it depends on is not above chance, when its setting was chosen after seeing it "
+    "(post hoc) and it has not been re-measured on fresh seeds, when a retrain of the same recipe "
+    "came out on the other side of the rule, or when the rule decides differently "
+    "within one standard error over seeds; `invalid` when the run behind it diverged; `not measured "
+    "(partial run)` when a run with `--set` covered only part of the set (tasks, seeds, kinds ...) "
+    "the claim is about. The headline counts only reproductions (claims the paper prints, derives or "
+    "states); this project's diagnostics, identity checks (true by construction) and data statistics "
+    "are listed apart and not counted.")
+PROTOCOL_HOW = (
+    "Each reproduction is also read against its notebook's protocol card "
+    "(`tpr_nb.protocol.claim_protocol`, the cards in `tpr_nb/protocol_data/`): `proxy` when it was "
+    "measured on stand-in data (a `missing-data` deviation that affects the result), `deviation` "
+    "when on another protocol (a `hardware` or `not-yet` deviation that affects it); both read "
+    "`inconclusive (proxy)` / `inconclusive (deviation)` whatever the rule says, and the rule's "
+    "outcome is kept in the why. `reduced scale`: no such deviation, but the profile's settings are "
+    "smaller than the paper's (a quick or long run); its verdict stands, counted apart from those "
+    "on the paper's protocol.")
+CLASSES = [
+    ("Reproductions", HEADLINE), ("Diagnostics (this project's own checks)", ("diagnostic", )),
+    ("Identity checks (true by construction: property tests, not reproductions)", ("identity", )),
+    ("Data statistics", ("data", ))
+]
+_COLS = [
+    "experiment", "claim", "evidence", "source", "metric", "paper", "ours", "verdict", "protocol",
+    "why", "rule", "seeds", "commit"
+]
 
 def _cell(x) -> str:
     "A markdown table cell showing `x`: its pipes escaped, so they stay text."
@@ -349,7 +390,10 @@ def _cell(x) -> str:
 
 def _table(cols: list[str], right=()) -> list[str]:
     "The head of a markdown table."
-    return ["| " + " | ".join(cols) + " |", "|" + "|".join("---:" if c in right else "---" for c in cols) + "|"]
+    return [
+        "| " + " | ".join(cols) + " |",
+        "|" + "|".join("---:" if c in right else "---" for c in cols) + "|"
+    ]
 
 def _headline(papers: list, head, vs, extra: tuple | None = None) -> list[str]:
     ("The headline table: each paper's reproductions by protocol label and verdict (`extra`: a last column's "
@@ -366,7 +410,8 @@ def _head(recs: dict, profile: str, runs, papers: list, head, vs) -> list[str]:
     "The top of REPORT.md: provenance, how verdicts are decided, the headline and the notebooks run."
     commits = sorted({r.get("commit", "unknown") for r in recs.values()})
     dirty = "."
-    if any(h.endswith("+dirty") for h in commits): dirty = " (`+dirty`: made from a tree with uncommitted changes)."
+    if any(h.endswith("+dirty") for h in commits):
+        dirty = " (`+dirty`: made from a tree with uncommitted changes)."
     L = [f"# tpr_nb reproduction report: profile `{profile}`", "",
          f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `tpr-nb`; package {__version__}, commit "
          f"{git_commit()}. Its {len(recs)} records come from commit(s) "
@@ -380,7 +425,10 @@ def _head(recs: dict, profile: str, runs, papers: list, head, vs) -> list[str]:
     if runs is not None and not runs:
         L += ["No experiment notebook ran: none exists yet, or `--only` matched none.", ""]
     if not runs: return L
-    L += ["## Notebooks run", "", *_table(["notebook", "status", "wall s", "error"], right=("wall s",))]
+    L += [
+        "## Notebooks run", "",
+        *_table(["notebook", "status", "wall s", "error"], right=("wall s", ))
+    ]
     L += [f"| {r['notebook']} | {r['status']} | {r['wall_s']:.0f} | {_cell(r.get('error', '')[:200])} |" for r in runs] + [""]
     if any(r["status"] != "ok" for r in runs):
         L += ["A notebook that did not run to its end recorded nothing: its last good records and "
@@ -410,7 +458,8 @@ def off_protocol_lines(entries) -> list[str]:
     seen = {}
     for c, r, j, prof in entries:
         nb = claim_notebook(c, r)
-        if j.protocol and j.protocol != "paper" and nb: seen.setdefault((nb, prof), set()).add(j.protocol)
+        if j.protocol and j.protocol != "paper" and nb:
+            seen.setdefault((nb, prof), set()).add(j.protocol)
     L = []
     for (nb, prof), labels in seen.items():
         got = _off_rows(nb, prof)
@@ -422,17 +471,26 @@ def off_protocol_lines(entries) -> list[str]:
 def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set, figures: list) -> list[str]:
     "The section of paper `p`: its claims by evidence class, figures, post-hoc settings, notes, what is not measured."
     claims = [c for c in CLAIMS if c.paper == p]
-    mine = [(c, recs[(p, c.claim_id)], vs[(p, c.claim_id)]) for c in claims if (p, c.claim_id) in recs]
+    mine = [(c, recs[(p, c.claim_id)], vs[(p, c.claim_id)]) for c in claims
+            if (p, c.claim_id) in recs]
     n = _tally(head(p), vs)
-    drawn = any(h in {c.claim_id for c, r, j in mine if j.verdict in VERDICTS} for h in PAPERS[p].headline)
+    drawn = any(
+        h in {c.claim_id for c, r, j in mine if j.verdict in VERDICTS} for h in PAPERS[p].headline
+    )
     L = [f"## {p}", "", "Reproductions: " + ", ".join(f"{v} {k}" for k, v in n.items() if v) + ".", "",
          *([f"![{p}: its headline claims, ours against the paper's]({figure_name(p)})", "",
             f"*Figure: {figure_caption(p)}*"] if drawn else [f"No headline claim of {p} is measured here."]), ""]
     for title, classes in CLASSES:
         rows = [m for m in mine if evidence(m[0]) in classes]
-        if rows: L += [f"### {title}", "", *_table(_COLS, right=("paper", "ours")), *_rows(rows, stale), ""]
-    if off := off_protocol_lines([(c, r, j, profile) for c, r, j in mine if evidence(c) in HEADLINE]):
-        L += ["What keeps its runs off the paper's protocol (from the protocol cards):", "", *off, ""]
+        if rows:
+            L += [
+                f"### {title}", "", *_table(_COLS, right=("paper", "ours")), *_rows(rows, stale), ""
+            ]
+    if off := off_protocol_lines([(c, r, j, profile) for c, r, j in mine
+                                  if evidence(c) in HEADLINE]):
+        L += [
+            "What keeps its runs off the paper's protocol (from the protocol cards):", "", *off, ""
+        ]
     by_nb = {}
     for f in figures: by_nb.setdefault(Path(f).stem.rsplit("-", 1)[0], []).append(f)
     links = lambda fs: ", ".join(f"[{Path(f).stem.rsplit('-', 1)[1]}]({f})" for f in fs)
@@ -449,7 +507,8 @@ def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set,
 
 def _not_measured(claims: list, measured, profile: str) -> list[str]:
     "The table of `claims` not in `measured`, by experiment and what measuring them needs."
-    todo = {}                                   # (experiment, what it needs) -> number of claims not measured
+    # (experiment, what it needs) -> number of claims not measured
+    todo = {}
     for c in claims:
         if (c.paper, c.claim_id) in measured: continue
         k = (c.experiment, needs(c) or f"a run of its notebook at the `{profile}` profile")
@@ -461,8 +520,11 @@ def _not_measured(claims: list, measured, profile: str) -> list[str]:
 
 def _heads(papers):
     "head(p): the keys of paper `p`'s reproductions (every paper of `papers` without `p`)."
-    return lambda p=None: [(c.paper, c.claim_id) for c in CLAIMS
-                           if evidence(c) in HEADLINE and (c.paper == p if p else c.paper in papers)]
+    return lambda p=None: [
+        (c.paper, c.claim_id)
+        for c in CLAIMS
+        if evidence(c) in HEADLINE and (c.paper == p if p else c.paper in papers)
+    ]
 
 def figure_name(paper: str) -> str:
     "The file name of `paper`'s figure in a report folder."
@@ -483,5 +545,6 @@ def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, fi
     stale = {r["notebook"] for r in runs or [] if r["status"] != "ok"}
     head = _heads(papers)
     L = _head(recs, profile, runs, papers, head, vs)
-    for p in papers: L += _paper_section(p, recs, profile, vs, head, stale, (figures or {}).get(p, []))
+    for p in papers:
+        L += _paper_section(p, recs, profile, vs, head, stale, (figures or {}).get(p, []))
     return "\n".join(L)

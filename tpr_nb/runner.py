@@ -26,7 +26,8 @@ def is_experiment(nb: Path) -> bool:
     try: cells = json.loads(Path(nb).read_text()).get("cells", [])
     except json.JSONDecodeError as e:
         raise ValueError(f"notebook {nb} is not valid JSON (half-saved?): {e}") from e
-    return any(c["cell_type"] == "code" and "parameters" in c.get("metadata", {}).get("tags", []) for c in cells)
+    return any(c["cell_type"] == "code" and "parameters" in c.get("metadata", {}).get("tags", [])
+               for c in cells)
 
 def _matches(rel: str, only: str | None) -> bool:
     "Whether the relative path `rel` is selected by `only` (a glob, or a part of the path; None: all)."
@@ -36,9 +37,11 @@ def _select(paths: list[Path], root: Path, only: str | None) -> list[Path]:
     "The `paths` that `only` selects, in the order of its comma-separated items (each item's paths in their order)."
     if only is None: return list(paths)
     items = [o.strip() for o in only.split(",")]
-    if not all(items): raise ValueError(f"--only {only!r} has an empty item: leave it out to run every notebook")
+    if not all(items):
+        raise ValueError(f"--only {only!r} has an empty item: leave it out to run every notebook")
     picked = []
-    for o in items: picked += [p for p in paths if _matches(str(p.relative_to(root)), o) and p not in picked]
+    for o in items:
+        picked += [p for p in paths if _matches(str(p.relative_to(root)), o) and p not in picked]
     return picked
 
 def experiment_notebooks(nbs: Path, only: str | None = None, skip: Path | None = None) -> list[Path]:
@@ -60,15 +63,18 @@ def read_notebook(p: Path):
     try: return nbformat.read(str(p), as_version=4)
     except Exception as e:
         why = (str(e).strip().splitlines() or [""])[0][:200]
-        raise NotebookDamaged(f"{p} is damaged ({type(e).__name__}: {why}): re-run its notebook (tpr-nb "
-                              "repro --only ...) or restore it from git") from e
+        raise NotebookDamaged(
+            f"{p} is damaged ({type(e).__name__}: {why}): re-run its notebook (tpr-nb "
+            "repro --only ...) or restore it from git") from e
 
 def save_figures(executed: Path, folder: Path) -> list[Path]:
     "Write each `image/png` output of `executed` to `folder/<stem>-<k>.png`, in order, its older figures removed."
     import base64
     nb, stem, folder = read_notebook(executed), Path(executed).stem, Path(folder)
-    pngs = [o["data"]["image/png"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-            if "image/png" in o.get("data", {})]
+    pngs = [
+        o["data"]["image/png"] for c in nb.cells if c.cell_type == "code"
+        for o in c.get("outputs", []) if "image/png" in o.get("data", {})
+    ]
     # all read before any goes
     data = [base64.b64decode(b if isinstance(b, str) else "".join(b)) for b in pngs]
     mine = re.compile(rf"{re.escape(stem)}-\d+\.png")
@@ -91,8 +97,9 @@ def _plain(v, key: str):
     if isinstance(v, (list, tuple)): return [_plain(x, key) for x in v]
     if isinstance(v, dict): return {k: _plain(x, key) for k, x in v.items()}
     if v is None or isinstance(v, (bool, int, float, str)): return v
-    raise ValueError(f"--set {key}: a {type(v).__name__} cannot be passed to a notebook (use numbers, "
-                     "strings, True/False/None, lists, dicts)")
+    raise ValueError(
+        f"--set {key}: a {type(v).__name__} cannot be passed to a notebook (use numbers, "
+        "strings, True/False/None, lists, dicts)")
 
 def parse_set(items: list[str]) -> dict:
     "`['key=value', ...]` as a dict, each value a Python literal (a bare word that is none: a string)."
@@ -122,7 +129,9 @@ INLINE = "module://matplotlib_inline.backend_inline"
 
 def _error_line(e: Exception) -> str:
     "`Type: message`, the message being the error's last line that is not a rule of dashes or equals signs."
-    lines = [l.strip() for l in str(e).strip().splitlines() if l.strip() and set(l.strip()) - set("-=")]
+    lines = [
+        l.strip() for l in str(e).strip().splitlines() if l.strip() and set(l.strip()) - set("-=")
+    ]
     return f"{type(e).__name__}: {lines[-1] if lines else ''}"
 
 def _raise_interrupt(signum, frame): raise KeyboardInterrupt(f"signal {signum}")
@@ -169,12 +178,14 @@ def ipc_kernel_manager():
     class IPCKernelManager(AsyncKernelManager):
         def __init__(self, **kw):
             kw.setdefault("transport", "ipc")
-            kw.setdefault("ip", str(Path(tempfile.gettempdir()) / f"tpr-nb-kernel-{uuid.uuid4().hex[:12]}"))
+            kw.setdefault(
+                "ip", str(Path(tempfile.gettempdir()) / f"tpr-nb-kernel-{uuid.uuid4().hex[:12]}"))
             super().__init__(**kw)
 
         async def _async_interrupt_kernel(self):
-            # jupyter_client sends SIGINT to every kernel it shuts down; one idle after its last cell logs
-            # "KeyboardInterrupt caught in kernel" (what hubert/10 printed at smoke, reading ok): skip it
+            # jupyter_client sends SIGINT to every kernel it shuts down; one idle after its last
+            # cell logs "KeyboardInterrupt caught in kernel" (what hubert/10 printed at smoke,
+            # reading ok): skip it
             if not self.shutting_down: await super()._async_interrupt_kernel()
     return IPCKernelManager
 
@@ -192,7 +203,8 @@ def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: in
                                       kernel_manager_class=ipc_kernel_manager())
     t0, status, err = time.time(), "ok", ""
     try:
-        every = os.environ.get("TPR_NB_PROGRESS_EVERY", "60")            # progress lines (tpr_nb.env.Heartbeat)
+        # progress lines (tpr_nb.env.Heartbeat)
+        every = os.environ.get("TPR_NB_PROGRESS_EVERY", "60")
         with modified_env(MPLBACKEND=INLINE, TPR_NB_PROGRESS_EVERY=every): interruptible(run)
         os.replace(tmp, out_nb)
         failed.unlink(missing_ok=True)
@@ -214,7 +226,10 @@ def _rel(p, root: Path, out: Path | None = None) -> str:
 def read_runs(out: Path) -> list[dict]:
     "The runs recorded in `out/runs.json` ([] when there is none), with relative paths; a damaged file is named."
     runs = read_runs_file(Path(out) / "runs.json")
-    return [dict(r, output=_rel(r["output"], project_root(), out)) if r.get("output") else r for r in runs]
+    return [
+        dict(r, output=_rel(r["output"], project_root(), out)) if r.get("output") else r
+        for r in runs
+    ]
 
 def write_runs(out: Path, runs: list[dict]):
     "Merge `runs` into `out/runs.json` (a notebook's latest run replaces its earlier one), atomically."
@@ -236,21 +251,26 @@ def in_turn(folder: Path):
 def notebook_lock(out_nb: Path):
     "Hold the executed copy `out_nb`'s lock for the block; `BusyError` if another run executes that notebook."
     out_nb.parent.mkdir(parents=True, exist_ok=True)
-    return held(out_nb.with_suffix(".ipynb.lock"), f"another tpr-nb repro runs {out_nb.name} into {out_nb.parent}")
+    return held(out_nb.with_suffix(".ipynb.lock"),
+                f"another tpr-nb repro runs {out_nb.name} into {out_nb.parent}")
 
 def _run_folder(nb: Path, rel: Path, profile: str, overrides: dict, base: Path, root: Path) -> tuple[Path, dict]:
     "The folder under `base` of a run of `nb` with `overrides`, and its `overrides.json`; every check done first."
     profile_values, _ = experiment(nb).check(profile, overrides)
     out = base / run_name(rel, profile, overrides)
-    if mine := [p for p in PROFILES if out.resolve().is_relative_to((root / "reports" / p).resolve())]:
-        raise ValueError(f"a run with --set writes to its own folder, never under reports/{mine[0]}/: "
-                         "pass another --out (default reports/runs)")
+    if mine := [
+            p for p in PROFILES if out.resolve().is_relative_to((root / "reports" / p).resolve())
+    ]:
+        raise ValueError(
+            f"a run with --set writes to its own folder, never under reports/{mine[0]}/: "
+            "pass another --out (default reports/runs)")
     meta = dict(notebook=str(rel), profile=profile, overrides=overrides,
                 profile_values={k: profile_values[k] for k in overrides if k in profile_values})
     f = out / "overrides.json"
     if f.exists() and (old := read_overrides(f))["overrides"] != overrides:
-        raise ValueError(f"{out} holds a run with other settings ({old['overrides']}): move it aside or "
-                         "pass another --out")
+        raise ValueError(
+            f"{out} holds a run with other settings ({old['overrides']}): move it aside or "
+            "pass another --out")
     return out, json.loads(json.dumps(meta, default=str))
 
 def _one(found: list[Path], only: str | None, nbs: Path) -> Path:
@@ -272,7 +292,8 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
     "Run the experiment notebooks at `profile` into `out` and assemble its report; the runs and the report's path."
     check_profile(profile)
     root = project_root()
-    nbs, out = Path(nbs or root / "nbs"), Path(out or root / "reports" / ("runs" if overrides else profile))
+    nbs, out = Path(nbs or root / "nbs"), Path(out or root / "reports" /
+                                               ("runs" if overrides else profile))
     found = experiment_notebooks(nbs, only, skip=out)
     if not found: raise ValueError(f"no experiment notebook under {nbs} matches {only!r}")
     if overrides:
@@ -282,7 +303,8 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
     # one queue per notebook: a second queue into `out` skips the notebooks the first is running
     with (unit_committer(out, root=root) if commit else nullcontext()):
         with in_turn(out):
-            read_runs(out)                         # a damaged runs.json stops the run before it starts
+            # a damaged runs.json stops the run before it starts
+            read_runs(out)
             if overrides: write_json(out / "overrides.json", meta)
             last = {r["notebook"]: r["wall_s"] for r in read_runs(out) if r.get("status") == "ok"}
         t0 = time.time()
@@ -303,7 +325,8 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
                 raise
             r.update(notebook=str(rel), output=_rel(r["output"], root, out))
             runs.append(r)
-            if r["status"] == "ok": save_figures(out / "notebooks" / rel, out / "figures" / rel.parent)
+            if r["status"] == "ok":
+                save_figures(out / "notebooks" / rel, out / "figures" / rel.parent)
             with in_turn(out): write_runs(out, runs)
             print(f"[{k}/{len(found)}] [{profile}] {rel}: {r['status']} in {hms(r['wall_s'])} {r['error']}",
                   flush=True)
@@ -312,7 +335,8 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
             return merged, assemble(profile, out, merged)
 
 # %% ../nbs/04a_runner.ipynb #f8ce09ea
-def _is_injected(c: dict) -> bool: return "injected-parameters" in c.get("metadata", {}).get("tags", [])
+def _is_injected(c: dict) -> bool:
+    return "injected-parameters" in c.get("metadata", {}).get("tags", [])
 def _src(c: dict) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
 
 def _new_prose(old, new):
@@ -336,9 +360,12 @@ def refresh_prose(nb: Path, executed: Path) -> bool:
     import nbformat
     src, ex = read_notebook(nb), read_notebook(executed)
     code_ex = [c for c in ex.cells if c.cell_type == "code" and not _is_injected(c)]
-    if [_code(_src(c)) for c in src.cells if c.cell_type == "code"] != [_code(_src(c)) for c in code_ex]:
-        raise ValueError(f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb "
-                         "repro --only ...)")
+    if [_code(_src(c)) for c in src.cells if c.cell_type == "code"] != [
+        _code(_src(c)) for c in code_ex
+    ]:
+        raise ValueError(
+            f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb "
+            "repro --only ...)")
     injected = {id(prev): c for prev, c in zip(ex.cells, ex.cells[1:]) if _is_injected(c)}
     md_ex = {c.get("id"): c for c in ex.cells if c.cell_type == "markdown" and c.get("id")}
     done, it = [], iter(code_ex)
@@ -347,7 +374,8 @@ def refresh_prose(nb: Path, executed: Path) -> bool:
             done.append(_new_prose(md_ex.get(c.get("id")), c))
             continue
         e = next(it)
-        if _src(e) != _src(c):                                  # new comments, same code: its outputs kept
+        # new comments, same code: its outputs kept
+        if _src(e) != _src(c):
             e = copy.deepcopy(e)
             e.source = c.source
         done.append(e)

@@ -67,21 +67,25 @@ class TrainConfig:
     warmup_steps: int = 0
     warmup_factor: float = 0.1
     warmup_kind: str = "constant"
-    plateau_factor: float | None = None   # multiply the lr by this when the monitor does not improve
+    # multiply the lr by this when the monitor does not improve
+    plateau_factor: float | None = None
     # halve the lr once, for good, when `halve_metric` first drops below this
     halve_below: float | None = None
     halve_metric: str = "loss"            # the evaluation metric `halve_below` reads
     monitor: str = "loss"
     mode: str = "min"
     patience: int | None = None           # evaluations without improvement before stopping
-    time_budget_s: float | None = None    # stop at the first evaluation after this many seconds of training
-    nan_restarts: int = 3                 # re-initialisations allowed when the loss is NaN during warm-up
+    # stop at the first evaluation after this many seconds of training
+    time_budget_s: float | None = None
+    # re-initialisations allowed when the loss is NaN during warm-up
+    nan_restarts: int = 3
     seed: int = 0
     out_dir: str | None = None            # where checkpoints and metrics.jsonl go; None = no files
     resume: bool = True
     progress: bool = True
     mixed_precision: str = "no"
-    row: dict | None = None               # the rest of the profile row (`train_config`): in the fingerprint
+    # the rest of the profile row (`train_config`): in the fingerprint
+    row: dict | None = None
 
 # %% ../nbs/02_train.ipynb #1c3fa83a
 TRAIN_FIELDS = tuple(f.name for f in fields(TrainConfig))
@@ -97,9 +101,11 @@ def train_config(c: Config, seed: int = 0, names: dict | None = None, **fixed) -
     kw["row"] = {k: c[k] for k in sorted(c) if shapes(k)}
     kw.update(fixed, seed=seed)
     if missing := [f for f in ("max_steps", "eval_every", "lr") if f not in kw]:
-        raise ValueError(f"no {', '.join(missing)} in the row or the fixed settings: a run's length, "
-                         "evaluation interval and rate have no default")
-    if "betas" in kw: kw["betas"] = tuple(kw["betas"])     # a row read from JSON or `--set` may hold a list
+        raise ValueError(
+            f"no {', '.join(missing)} in the row or the fixed settings: a run's length, "
+            "evaluation interval and rate have no default")
+    # a row read from JSON or `--set` may hold a list
+    if "betas" in kw: kw["betas"] = tuple(kw["betas"])
     return TrainConfig(**kw)
 
 # %% ../nbs/02_train.ipynb #44910f47
@@ -128,7 +134,8 @@ def _legacy_fingerprint(cfg: TrainConfig, tag: str = "") -> str:
     d = {k: v for k, v in sorted(vars(cfg).items()) if k not in _RESUMABLE and k != "row"}
     return _hash([d, tag])
 
-MODES, WARMUP_KINDS = ("min", "max"), ("constant", "linear")   # `warmup_factor`: a constant, or a linear ramp
+# `warmup_factor`: a constant, or a linear ramp
+MODES, WARMUP_KINDS = ("min", "max"), ("constant", "linear")
 
 def _check_train_config(cfg: TrainConfig):
     "A `ValueError` naming a setting `fit` cannot run with."
@@ -178,9 +185,10 @@ def _resume(out: Path, ck: Path, model, opt, fp: str) -> tuple[dict, list]:
     st["config"] = fp
     history = _replay_log(out, st["step"])
     if st.get("best") is not None and not (out / MODEL_WEIGHTS).exists():
-        raise CheckpointError(f"{out / MODEL_WEIGHTS} is missing, but the checkpoint {ck} says the best "
-                              f"weights were saved at step {st['best_step']}: restore it, or delete "
-                              f"{out} to train the run afresh")
+        raise CheckpointError(
+            f"{out / MODEL_WEIGHTS} is missing, but the checkpoint {ck} says the best "
+            f"weights were saved at step {st['best_step']}: restore it, or delete "
+            f"{out} to train the run afresh")
     return st, history
 
 def _best_weights(acc, model, out: Path | None, keep: dict):
@@ -189,7 +197,8 @@ def _best_weights(acc, model, out: Path | None, keep: dict):
     if out and (out / MODEL_WEIGHTS).exists():
         try: m.load_state_dict(load_file(out / MODEL_WEIGHTS))
         except Exception as e:
-            raise CheckpointError(f"{out / MODEL_WEIGHTS} is truncated or corrupt ({type(e).__name__}: {e})") from e
+            raise CheckpointError(
+                f"{out / MODEL_WEIGHTS} is truncated or corrupt ({type(e).__name__}: {e})") from e
         if getattr(m, "_spec", None): keep_spec(out, m)
     elif keep: m.load_state_dict(keep["weights"])
     return m
@@ -209,7 +218,8 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
         model = make_model(cfg.seed + 1000 * restarts)
         if out and getattr(model, "_spec", None): write_json(out / MODEL_JSON, model_spec(model))
         groups = param_groups(model, cfg.lr_scales)
-        opt = make_optimizer(groups, cfg.optimizer, cfg.lr, tuple(cfg.betas), cfg.weight_decay, cfg.momentum)
+        opt = make_optimizer(groups, cfg.optimizer, cfg.lr, tuple(cfg.betas), cfg.weight_decay,
+                             cfg.momentum)
         model, opt = acc.prepare(model, opt)
         st = dict(step=0, epoch=0, pos=0, best=None, best_step=0, bad_evals=0, scale=1.0, halved=False,
                   restarts=restarts, config=fp)
@@ -226,15 +236,17 @@ def fit(make_model: Callable[[int], nn.Module], batches: Callable[[int], Sequenc
         except DivergedError:
             if st["step"] >= cfg.warmup_steps or restarts >= cfg.nan_restarts: raise
             restarts += 1
-            acc.print(f"loss is not finite at step {st['step']} during warm-up: re-initialising (restart "
-                      f"{restarts})")
+            acc.print(
+                f"loss is not finite at step {st['step']} during warm-up: re-initialising (restart "
+                f"{restarts})")
             _log(out, dict(event="nan_restart", step=st["step"], restart=restarts))
             if ckpt: shutil.rmtree(ckpt, ignore_errors=True)
     if st["best"] is None:
         seen = [(h.get("step"), h.get(cfg.monitor)) for h in history][:4]
-        raise DivergedError(f"the validation {cfg.monitor} was NaN at every evaluation (or infinite; "
-                            f"step, value: {seen}{' ...' if len(history) > 4 else ''}): no weights are "
-                            "worth returning")
+        raise DivergedError(
+            f"the validation {cfg.monitor} was NaN at every evaluation (or infinite; "
+            f"step, value: {seen}{' ...' if len(history) > 4 else ''}): no weights are "
+            "worth returning")
     return _best_weights(acc, model, out, keep), history
 
 # %% ../nbs/02_train.ipynb #62d0e6d0
@@ -249,7 +261,9 @@ def _step(acc, model, opt, batch, loss_fn, cfg, st):
     acc.backward(loss)
     if cfg.clip_value is not None: acc.clip_grad_value_(model.parameters(), cfg.clip_value)
     if cfg.clip_norm is not None:
-        for ps in ([g["params"] for g in opt.param_groups] if cfg.clip_per_group else [model.parameters()]):
+        for ps in (
+            [g["params"] for g in opt.param_groups] if cfg.clip_per_group else [model.parameters()]
+        ):
             acc.clip_grad_norm_(ps, cfg.clip_norm)
     opt.step()
     st["step"] += 1
@@ -259,11 +273,16 @@ def _step(acc, model, opt, batch, loss_fn, cfg, st):
 def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, keep, history):
     "Train from `st` to the end of the run (or an early stop); the evaluation history."
     t0 = time.time() - (history[-1]["time"] if history else 0.0)
-    bar = tqdm(total=cfg.max_steps, initial=st["step"], disable=not cfg.progress or not acc.is_main_process,
-               desc="train", mininterval=1.0)
+    bar = tqdm(total=cfg.max_steps,
+               initial=st["step"],
+               disable=not cfg.progress or not acc.is_main_process,
+               desc="train",
+               mininterval=1.0)
     hb = Heartbeat(f"train {Path(out).name}" if out else "train")
     pick = min if cfg.mode == "min" else max
-    best = lambda: f", best {cfg.monitor} {pick(h[cfg.monitor] for h in history):.4g}" if history else ""
+    best = lambda: (
+        f", best {cfg.monitor} {pick(h[cfg.monitor] for h in history):.4g}" if history else ""
+    )
     while st["step"] < cfg.max_steps:
         epoch_batches = batches(st["epoch"])[acc.process_index :: acc.num_processes]
         if not len(epoch_batches): raise ValueError("batches(epoch) returned no batches")
@@ -317,8 +336,9 @@ def _evaluate(acc, model, opt, evaluate, cfg, st, out, history, t0, keep) -> boo
     if out: save_checkpoint(out / "checkpoint", acc.unwrap_model(model), opt, st)
     out_of_time = cfg.time_budget_s is not None and time.time() - t0 >= cfg.time_budget_s
     if out_of_time and st["step"] < cfg.max_steps:
-        warnings.warn(f"stopped by the wall-clock budget ({cfg.time_budget_s:g}s) at step {st['step']} of "
-                      f"{cfg.max_steps}: how far this run got depends on the machine's speed", BudgetStop)
+        warnings.warn(
+            f"stopped by the wall-clock budget ({cfg.time_budget_s:g}s) at step {st['step']} of "
+            f"{cfg.max_steps}: how far this run got depends on the machine's speed", BudgetStop)
     return out_of_time or (cfg.patience is not None and st["bad_evals"] >= cfg.patience)
 
 # %% ../nbs/02_train.ipynb #56c4bb78
@@ -332,7 +352,8 @@ def plot_curves(records: list[dict], metrics=("loss",), ax=None, label: str = ""
     ax = ax or plt.subplots(figsize=(5, 3))[1]
     for split, style in [("train", "-"), ("valid", "o-")]:
         for k in metrics:
-            pts = [(r["step"], r[k]) for r in records if r.get("split", "valid") == split and k in r]
+            pts = [(r["step"], r[k]) for r in records
+                   if r.get("split", "valid") == split and k in r]
             if pts: ax.plot(*zip(*pts), style, ms=3, label=f"{label} {split} {k}".strip())
     ax.set(xlabel="step")
     ax.legend(fontsize=7)

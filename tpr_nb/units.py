@@ -57,7 +57,9 @@ def _map_round(fn, jobs, todo, workers, desc, done, out, finished, told, hb) -> 
         try: out[i] = result()
         except UnitBusyError as e:
             if i not in told:                             # said once, not at every look
-                print(f"{desc}: job {i} waits, the others go first: {e}", file=sys.__stderr__, flush=True)
+                print(f"{desc}: job {i} waits, the others go first: {e}",
+                      file=sys.__stderr__,
+                      flush=True)
                 told.add(i)
             busy.append(i)
             return
@@ -86,7 +88,8 @@ def map_runs(fn, jobs: list[dict], workers: int = 1, desc: str = "runs", done=No
     then, hb = done or (lambda i, r: None), Heartbeat(desc)
     while todo:
         busy = _map_round(fn, jobs, todo, n_workers(workers), desc, then, out, finished, told, hb)
-        if len(busy) == len(todo): time.sleep(poll)      # only busy units are left: look again in a while
+        # only busy units are left: look again in a while
+        if len(busy) == len(todo): time.sleep(poll)
         todo = busy
     return out
 
@@ -119,7 +122,8 @@ def _kept_run(key: Path) -> dict:
     if not isinstance(rec, dict):
         raise ValueError(f"{j} is damaged (a {type(rec).__name__}, not a run's record): {fix}")
     try: state = load_file(w)
-    except Exception as e: raise ValueError(f"{w} is damaged ({type(e).__name__}: {e}): {fix}") from e
+    except Exception as e:
+        raise ValueError(f"{w} is damaged ({type(e).__name__}: {e}): {fix}") from e
     return dict(rec, state=state, cached=True)
 
 def cached_run(name: str, seed: int, c: Config, folder: Path, run_fn: Callable, retrain: bool = False,
@@ -133,8 +137,10 @@ def cached_run(name: str, seed: int, c: Config, folder: Path, run_fn: Callable, 
     return dict(run, cached=False)
 
 # %% ../nbs/02d_units.ipynb #efe3e616
-UNIT_OWNER, UNIT_LOCK = "record.json", "lock"   # in a unit's folder: where its record goes, and its lock
-UNIT_REPLACES = "replaces.json"                 # and, when it trains on a capped unit's checkpoint, which one
+# in a unit's folder: where its record goes, and its lock
+UNIT_OWNER, UNIT_LOCK = "record.json", "lock"
+# and, when it trains on a capped unit's checkpoint, which one
+UNIT_REPLACES = "replaces.json"
 
 def unit_key(name: str, seed: int, c: Config, keys: Sequence[str] | None = None) -> str:
     "The key of unit (`name`, `seed`): `run_key` of `c` restricted to `keys`, the settings that shape it."
@@ -207,17 +213,20 @@ def _kept_record(f: Path, key: str) -> dict:
     try: rec = json.loads(f.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"unit record {f} is damaged ({e}): {again}") from e
-    if not isinstance(rec, dict): raise ValueError(f"unit record {f} is damaged (not a record): {again}")
+    if not isinstance(rec, dict):
+        raise ValueError(f"unit record {f} is damaged (not a record): {again}")
     if rec.get("unit") != key:
-        raise ValueError(f"unit record {f} holds the record of unit {rec.get('unit')}, not {key} (copied "
-                         "or renamed?): its results are not this unit's. Delete it to train the unit, "
-                         "or restore it from git")
+        raise ValueError(
+            f"unit record {f} holds the record of unit {rec.get('unit')}, not {key} (copied "
+            "or renamed?): its results are not this unit's. Delete it to train the unit, "
+            "or restore it from git")
     return dict(rec, cached=True)
 
 def _trained_on(rec: dict) -> dict:
     "`devices`: the machines that trained the unit, in order, read off its history ({} without one)."
     hist = rec.get("history") if isinstance(rec.get("history"), list) else []
-    devices = list(dict.fromkeys(h["device"] for h in hist if isinstance(h, dict) and h.get("device")))
+    devices = list(
+        dict.fromkeys(h["device"] for h in hist if isinstance(h, dict) and h.get("device")))
     return dict(devices=devices) if devices else {}
 
 def trained_s(rec) -> float:
@@ -228,7 +237,8 @@ def trained_s(rec) -> float:
         t = hist[-1].get("time")
     return float(rec["wall_s"] if t is None or t != t else t)
 
-UNNAMED = "a machine its record does not name"   # where a record from before device tracking trained
+# where a record from before device tracking trained
+UNNAMED = "a machine its record does not name"
 
 def trained_where(recs) -> str:
     "The machines that trained the runs of records `recs`: their `devices` (else their histories'), joined by ' + '."
@@ -263,17 +273,23 @@ def _take_over(f: Path, key: str, earlier: list) -> tuple[dict | None, dict | No
     ("The record of unit `key` adopted from the same unit run under a smaller cap that it never reached, and what it "
      "replaces; else (None, what it replaces), with a capped unit's checkpoint moved to `key` to train on.")
     dest = unit_dir(key)
-    if (dest / UNIT_REPLACES).exists(): return None, json.loads((dest / UNIT_REPLACES).read_text())   # moved before
+    # moved before
+    if (dest / UNIT_REPLACES).exists(): return None, json.loads((dest / UNIT_REPLACES).read_text())
     for old, s, v in earlier:
         g = f.with_name(f"{old}.json")
-        rec = {k: x for k, x in _kept_record(g, old).items() if k != "cached"} if g.exists() else None
+        rec = (
+            {k: x for k, x in _kept_record(g, old).items() if k != "cached"} if g.exists() else None
+        )
         if rec is not None and _ended_before(rec, v):
             write_json(f, dict(rec, unit=key, replaces=dict(unit=old, **{s: v}, how="adopted")))
             g.unlink()
-            _move_unit(unit_dir(old), dest, f)               # its weights too, if this machine has them
+            # its weights too, if this machine has them
+            _move_unit(unit_dir(old), dest, f)
             return _kept_record(f, key), None
         replaces = dict(unit=old, **{s: v}, how="resumed")
-        if (unit_dir(old) / "checkpoint").is_dir() and _move_unit(unit_dir(old), dest, f, **replaces):
+        if (unit_dir(old) / "checkpoint").is_dir() and _move_unit(
+            unit_dir(old), dest, f, **replaces
+        ):
             print(f"unit {key}: resumes {old}'s checkpoint ({s} {v:,}), and trains on", flush=True)
             return None, replaces
         if rec is not None: return None, dict(replaces, how="trained again")
@@ -291,19 +307,25 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
     out = unit_dir(key)
     out.mkdir(parents=True, exist_ok=True)
     with unit_lock(out):
-        if f.exists(): return _kept_record(f, key)                # finished by another run meanwhile
+        # finished by another run meanwhile
+        if f.exists(): return _kept_record(f, key)
         # where its record goes, and how far it trains (`tpr-nb units`)
         write_json(out / UNIT_OWNER, dict(record=str(f.resolve()), max_steps=c.get("max_steps")))
         # `train_config` keeps only these in `row`
         token = _SHAPING.set(None if keys is None else tuple(keys))
         try:
-            with one_thread():                                   # the same sums in any process layout
-                rec = {k: v for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"}
+            # the same sums in any process layout
+            with one_thread():
+                rec = {
+                    k: v
+                    for k, v in fn(name, seed, c, out_dir=str(out), **kw).items() if k != "state"
+                }
         finally: _SHAPING.reset(token)
         rec.update(_trained_on(rec), **(dict(replaces=replaces) if replaces else {}))
         f.parent.mkdir(parents=True, exist_ok=True)
         write_json(f, dict(rec, unit=key))
-        if replaces: f.with_name(f"{replaces['unit']}.json").unlink(missing_ok=True)   # the capped record it outgrew
+        # the capped record it outgrew
+        if replaces: f.with_name(f"{replaces['unit']}.json").unlink(missing_ok=True)
     return dict(rec, unit=key, cached=False)
 
 
@@ -312,16 +334,20 @@ def run_unit(fn: Callable, name: str, seed: int, c: Config, folder: Path, keys: 
 class Units:
     "What one unit of an experiment is: the function that trains it, the settings its key hashes, its names."
     fn: Callable                    # fn(name, seed, c, out_dir=...) -> the unit's record
-    keys: tuple                     # the settings of a row that shape one unit: its key hashes these alone
-    names: Callable | None = None   # names(c): the units row `c` trains, each with every seed of `c.seeds`
+    # the settings of a row that shape one unit: its key hashes these alone
+    keys: tuple
+    # names(c): the units row `c` trains, each with every seed of `c.seeds`
+    names: Callable | None = None
     # settings a unit takes from its job, not from the row; its record keeps them
     varies: tuple = ()
-    # ((setting, (value, ...)), ...): earlier, smaller caps (`max_steps`) whose units `run_unit` adopts or trains on
+    # ((setting, (value, ...)), ...): earlier, smaller caps (`max_steps`) whose units `run_unit`
+    # adopts or trains on
     grown: tuple = ()
 
     def row(self, c: Config, rec: dict | None = None, **job) -> Config:
         "The row of one unit: `c` with its job's settings (`job`, or those its record `rec` kept)."
-        got = {k: rec[k] for k in self.varies if k in rec} if rec is not None else {}   # older records: not all
+        # older records: not all
+        got = {k: rec[k] for k in self.varies if k in rec} if rec is not None else {}
         return Config(c, **got, **job)
 
     def key(self, name: str, seed: int, c: Config) -> str:
@@ -338,8 +364,9 @@ RESULT_FIELDS = ("test_error", "valid_error", "valid_acc", "test_acc", "acc", "e
 
 def _skip(f: Path, e: Exception):
     "Warn that the damaged `f` is left out of the listing."
-    warnings.warn(f"tpr-nb units: skipped {f}: it is damaged ({type(e).__name__}: {e}); restore or delete it",
-                  stacklevel=3)
+    warnings.warn(
+        f"tpr-nb units: skipped {f}: it is damaged ({type(e).__name__}: {e}); restore or delete it",
+        stacklevel=3)
 
 def _done_row(f: Path) -> dict:
     "The row of the finished unit whose record is `f`."
@@ -358,7 +385,8 @@ def _trainer_state(ck: Path | None) -> dict:
     except (OSError, ValueError, KeyError, TypeError) as e:
         _skip(ck / "state.json", e)
         return {}
-    if not isinstance(t, dict): _skip(ck / "state.json", ValueError("its trainer state is not a dict"))
+    if not isinstance(t, dict):
+        _skip(ck / "state.json", ValueError("its trainer state is not a dict"))
     return t if isinstance(t, dict) else {}
 
 def _evaluations(log: Path) -> list[dict]:
@@ -375,7 +403,8 @@ def _evaluations(log: Path) -> list[dict]:
 def _monitored(log: Path, step, best) -> str:
     "The validation metric whose value at `step` in the unit's log `log` is `best` ('score' where none is)."
     h = next((h for h in _evaluations(log) if h.get("step") == step), {})
-    return next((k for k, v in h.items() if k not in ("split", "step", "time", "lr") and v == best), "score")
+    return next((k for k, v in h.items() if k not in ("split", "step", "time", "lr") and v == best),
+                "score")
 
 PACE_EVALS = 5   # the last validations of a unit's log that its pace is read over
 
@@ -384,7 +413,8 @@ def _pace(log: Path) -> float | None:
     pts = [(h["step"], h["time"]) for h in _evaluations(log)
            if all(isinstance(h.get(k), (int, float)) for k in ("step", "time"))]
     run = pts[-1:]
-    for p in reversed(pts[:-1]):                 # back to a resume that repeated steps, at most PACE_EVALS
+    # back to a resume that repeated steps, at most PACE_EVALS
+    for p in reversed(pts[:-1]):
         if len(run) == PACE_EVALS or not (p[0] < run[0][0] and p[1] < run[0][1]): break
         run.insert(0, p)
     if len(run) < 2: return None
@@ -410,17 +440,20 @@ def _progress_row(o: Path, folder: Path) -> dict | None:
     if not isinstance(owner, dict) or not isinstance(owner.get("record"), str):
         raise ValueError("no record path in it")
     rec = Path(owner["record"])
-    if rec.exists() or not rec.is_relative_to(folder): return None       # done, or another profile's
+    # done, or another profile's
+    if rec.exists() or not rec.is_relative_to(folder): return None
     # a save cut between renames leaves `.old`
     t = _trainer_state(latest_checkpoint(o.parent / "checkpoint"))
     # a run holds it now, or it was stopped
     pid = unit_holder(o.parent)
     best = isinstance(t.get("best"), (int, float))
-    note = [f"training now (pid {pid})" if pid else "stopped",
-            "" if "step" in t else "no checkpoint on this machine yet (it starts at step 0)",
-            f"best validation {_monitored(o.parent / 'metrics.jsonl', t.get('best_step'), t['best'])} "
-            f"{t['best']:.3g} at step {t.get('best_step')}" if best else "",
-            _ahead(o.parent / "metrics.jsonl", t.get("step"), owner.get("max_steps"))]
+    note = [
+        f"training now (pid {pid})" if pid else "stopped",
+        "" if "step" in t else "no checkpoint on this machine yet (it starts at step 0)",
+        f"best validation {_monitored(o.parent / 'metrics.jsonl', t.get('best_step'), t['best'])} "
+        f"{t['best']:.3g} at step {t.get('best_step')}" if best else "",
+        _ahead(o.parent / "metrics.jsonl", t.get("step"), owner.get("max_steps"))
+    ]
     return dict(paper=rec.parent.name, unit=rec.stem, state="in progress", steps=t.get("step"),
                 trained_s=_clock(o.parent / "metrics.jsonl"),
                 note="; ".join(filter(None, note)))
@@ -432,7 +465,8 @@ def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
         try: rows.append(_done_row(f))
         except (OSError, ValueError, TypeError) as e: _skip(f, e)
     units = units_cache(cache)
-    for o in sorted(units.glob(f"*/{UNIT_OWNER}")) if units.exists() else []:   # without it: whose is unknown
+    # without it: whose is unknown
+    for o in sorted(units.glob(f"*/{UNIT_OWNER}")) if units.exists() else []:
         try: row = _progress_row(o, folder)
         except (OSError, ValueError, TypeError, KeyError) as e:
             _skip(o, e)
@@ -443,7 +477,9 @@ def unit_status(folder: Path, cache: Path | None = None) -> list[dict]:
 def format_units(rows: list[dict]) -> str:
     "`unit_status`'s rows as a plain table (`trained_s`: its training over all sessions), with a count per state."
     if not rows: return "no unit records or checkpoints"
-    cols = ["paper", "unit", "state", "steps", "trained_s"] + [k for k in RESULT_FIELDS if any(k in r for r in rows)]
+    cols = ["paper", "unit", "state", "steps", "trained_s"] + [
+        k for k in RESULT_FIELDS if any(k in r for r in rows)
+    ]
     cols += ["note"]
     fmt = lambda v: "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
     table = [cols] + [[fmt(r.get(k)) for k in cols] for r in rows]
@@ -463,7 +499,8 @@ def _replaced(root: Path, files: list[str]) -> set[str]:
     for f in files:
         try: r = json.loads((root / f).read_text())
         except (OSError, ValueError): continue
-        if isinstance(r, dict) and isinstance(r.get("replaces"), dict): out.add(str(r["replaces"].get("unit")))
+        if isinstance(r, dict) and isinstance(r.get("replaces"), dict):
+            out.add(str(r["replaces"].get("unit")))
     return out
 
 def commit_units(folder: Path, root: Path | None = None) -> list[str]:
@@ -476,7 +513,8 @@ def commit_units(folder: Path, root: Path | None = None) -> list[str]:
     lines = [l for l in st.stdout.splitlines() if l.endswith(".json")]
     # new or changed records only: one deleted or moved away by hand is the person's to commit
     files = sorted(l[3:] for l in lines if not {"D", "R"} & set(l[:2]))
-    if deleted := sorted(l[3:] for l in lines if l[:2].strip() == "D"):   # those a record replaces go with it
+    # those a record replaces go with it
+    if deleted := sorted(l[3:] for l in lines if l[:2].strip() == "D"):
         gone = _replaced(root, [str(p.relative_to(root)) for p in units.resolve().rglob("*.json")])
         files += [f for f in deleted if Path(f).stem in gone]
     if not files: return []
@@ -487,7 +525,8 @@ def commit_units(folder: Path, root: Path | None = None) -> list[str]:
     message = "Unit records: " + "; ".join(x for x in said if x)
     for step in (("add", "--", *files), ("commit", "-q", "-m", message, "--only", "--", *files)):
         r = _git(root, *step)
-        if r.returncode: raise RuntimeError(f"git {step[0]} failed: {r.stderr.strip() or r.stdout.strip()}")
+        if r.returncode:
+            raise RuntimeError(f"git {step[0]} failed: {r.stderr.strip() or r.stdout.strip()}")
     return files
 
 @contextmanager
@@ -497,10 +536,13 @@ def unit_committer(folder: Path, every: float = 120.0, root: Path | None = None)
     def look():
         try: done = commit_units(folder, root)
         except Exception as e:
-            print(f"warning: unit records not committed yet ({e}); trying again", file=sys.stderr, flush=True)
+            print(f"warning: unit records not committed yet ({e}); trying again",
+                  file=sys.stderr,
+                  flush=True)
             return
         if done:
-            print(f"committed {len(done)} unit records: {', '.join(Path(f).stem for f in done)}", flush=True)
+            print(f"committed {len(done)} unit records: {', '.join(Path(f).stem for f in done)}",
+                  flush=True)
     def loop():
         while not stop.wait(every): look()
     t = threading.Thread(target=loop, daemon=True)

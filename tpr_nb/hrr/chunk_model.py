@@ -24,7 +24,8 @@ class ChunkHRR(nn.Module):
         self.W = nn.Parameter(torch.randn(n_chunk_roles, d, d) / d ** 0.5)      # step 2: W_i
         r = torch.randn(n_chunk_roles, d)
         self.r = nn.Parameter(r / r.norm(dim=-1, keepdim=True))
-        self.U = nn.Linear(2 * d, d)                                             # next-chunk predictor
+        # next-chunk predictor
+        self.U = nn.Linear(2 * d, d)
         self.register_buffer("step", torch.zeros((), dtype=torch.long))
 
     def contributions(self, ids: Tensor, h: Tensor) -> Tensor:
@@ -56,10 +57,12 @@ class ChunkHRR(nn.Module):
 # %% ../../nbs/hrr/02_chunk_model.ipynb #67e392d3
 def chunk_targets(chunk: Tensor) -> tuple[Tensor, int, Tensor]:
     "Flat chunk index per token (-1 outside), the number of chunks, and rows (target, prev1, prev2)."
-    n_per = (chunk.max(1).values + 1).clamp(min=0)                               # chunks per sentence
+    # chunks per sentence
+    n_per = (chunk.max(1).values + 1).clamp(min=0)
     offset = torch.cumsum(n_per, 0) - n_per
     flat = torch.where(chunk >= 0, chunk + offset.unsqueeze(1), chunk)
-    rows = [(o + j, o + j - 1, o + j - 2) for o, n in zip(offset.tolist(), n_per.tolist()) for j in range(2, n)]
+    rows = [(o + j, o + j - 1, o + j - 2) for o, n in zip(offset.tolist(), n_per.tolist())
+            for j in range(2, n)]
     return flat, int(n_per.sum()), torch.tensor(rows, dtype=torch.long).reshape(-1, 3)
 
 # %% ../../nbs/hrr/02_chunk_model.ipynb #62fa2b6e
@@ -69,11 +72,17 @@ def chunk_lm_loss(model: ChunkHRR, batch: dict, beta: float = 0.0) -> tuple[Tens
         model.step += 1
         model.word.step += 1
     h, _ = model.word.hidden(batch["x"])
-    word = Fn.cross_entropy(model.word.scores(h).flatten(0, 1), batch["y"].flatten(), ignore_index=0)
+    word = Fn.cross_entropy(model.word.scores(h).flatten(0, 1),
+                            batch["y"].flatten(),
+                            ignore_index=0)
     flat, n, rows = chunk_targets(batch["chunk"])
-    if not len(rows): return word + beta * model.penalty(), dict(word_loss=word.item(), chunk_loss=0.0)
-    # the chunk of a token is read from the state *after* the token: h of input position t+1 is the model's reading of y_t
+    if not len(rows):
+        return word + beta * model.penalty(), dict(word_loss=word.item(), chunk_loss=0.0)
+    # the chunk of a token is read from the state *after* the token: h of input position t+1 is the
+    # model's reading of y_t
     fillers = model.chunk_fillers(batch["y"], h, flat, n)
     scores = model.chunk_scores(fillers, rows[:, 1], rows[:, 2])
     chunk = Fn.cross_entropy(scores, rows[:, 0])
-    return word + chunk + beta * model.penalty(), dict(word_loss=word.item(), chunk_loss=chunk.item())
+    return word + chunk + beta * model.penalty(), dict(
+        word_loss=word.item(), chunk_loss=chunk.item()
+    )

@@ -16,8 +16,13 @@ __all__ = ['WORD_CATEGORIZATION', 'NP_ROLES', 'UD_LABELS', 'load_conll2000', 'lo
 # %% ../../nbs/hrr/01_data.ipynb #b2276125
 def load_conll2000(split: str) -> Dataset:
     "CoNLL-2000 chunking: columns tokens, pos, chunk (IOB tags) per sentence."
-    rows = [list(zip(*(l.split() for l in b))) for b in text_blocks(locate("conll2000", f"{split}.txt").read_text())]
-    return Dataset.from_dict({k: [list(r[i]) for r in rows] for i, k in enumerate(["tokens", "pos", "chunk"])})
+    rows = [
+        list(zip(*(l.split() for l in b)))
+        for b in text_blocks(locate("conll2000", f"{split}.txt").read_text())
+    ]
+    return Dataset.from_dict(
+        {k: [list(r[i]) for r in rows] for i, k in enumerate(["tokens", "pos", "chunk"])}
+    )
 
 def load_hrr_chunks(split: str) -> Dataset:
     "The HRR authors' chunk data: columns tokens and tags (B = begins a chunk, I = inside, O = outside)."
@@ -29,8 +34,11 @@ def load_word_similarity(name: str) -> Dataset:
     "A Faruqui-format similarity set (e.g. 'EN-WS-353-ALL'): columns word1, word2, score."
     text = locate("word_embedding_benchmarks", f"faruqui_word_sim/{name}.txt").read_text()
     rows = [l.split() for l in text.splitlines() if l.strip()]
-    return Dataset.from_dict({"word1": [r[0].lower() for r in rows], "word2": [r[1].lower() for r in rows],
-                              "score": [float(r[2]) for r in rows]})
+    return Dataset.from_dict({
+        "word1": [r[0].lower() for r in rows],
+        "word2": [r[1].lower() for r in rows],
+        "score": [float(r[2]) for r in rows]
+    })
 
 def load_google_analogy() -> Dataset:
     "Google analogy questions: columns section, a, b, c, d (a : b :: c : d), lower-cased."
@@ -54,16 +62,21 @@ def _vecto_rows(path: str) -> list[list[str]]:
 def load_msr_analogy() -> Dataset:
     "MSR syntactic analogies (Mikolov et al. 2013): columns section, a, b, c, d, lower-cased."
     rows = _vecto_rows("word-analogy/monolingual/en/msr.csv")
-    return Dataset.from_dict({k: [r[i].lower() for r in rows] for i, k in enumerate(["section", "a", "b", "c", "d"])})
+    return Dataset.from_dict(
+        {k: [r[i].lower() for r in rows] for i, k in enumerate(["section", "a", "b", "c", "d"])}
+    )
 
 WORD_CATEGORIZATION = {"AP": "ap", "BLESS": "bless", "Battig": "battig", "ESSLLI-2c": "essli-2008"}
 
 def load_word_categorization(name: str) -> Dataset:
     "A word categorisation set (`AP`, `BLESS`, `Battig`, `ESSLLI-2c`): columns word, category."
     if name not in WORD_CATEGORIZATION:
-        raise ValueError(f"unknown categorisation set {name!r}; use one of {list(WORD_CATEGORIZATION)}")
+        raise ValueError(
+            f"unknown categorisation set {name!r}; use one of {list(WORD_CATEGORIZATION)}")
     rows = _vecto_rows(f"word-categorization/monolingual/en/{WORD_CATEGORIZATION[name]}.csv")
-    return Dataset.from_dict({"word": [r[1].lower() for r in rows], "category": [r[0] for r in rows]})
+    return Dataset.from_dict(
+        {"word": [r[1].lower() for r in rows], "category": [r[0] for r in rows]}
+    )
 
 # %% ../../nbs/hrr/01_data.ipynb #60eb4772
 def chunk_spans(tags: list[str]) -> list[tuple[int, int, str]]:
@@ -87,13 +100,17 @@ def chunked_sentence(tokens: list[str], tags: list[str], vocab: Vocab) -> dict:
     keep = [(t, o) for t, o in keep if t is not None]
     alive = sorted({o for _, o in keep if o >= 0})
     renum = {o: j for j, o in enumerate(alive)}
-    return dict(ids=vocab.encode([t for t, _ in keep]), chunk=[renum.get(o, -1) for _, o in keep],
-                types=[spans[o][2] for o in alive], words=[[t for t, o2 in keep if o2 == o] for o in alive])
+    return dict(ids=vocab.encode([t for t, _ in keep]),
+                chunk=[renum.get(o, -1) for _, o in keep],
+                types=[spans[o][2] for o in alive],
+                words=[[t for t, o2 in keep if o2 == o] for o in alive])
 
 def conll_chunks(split: str, vocab: Vocab, limit: int | None = None) -> list[dict]:
     "CoNLL-2000 (`train` or `test`) as chunked sentences on PTB's vocabulary."
     ds = load_conll2000(split)
-    return [chunked_sentence(t, c, vocab) for t, c in zip(ds["tokens"][:limit], ds["chunk"][:limit])]
+    return [
+        chunked_sentence(t, c, vocab) for t, c in zip(ds["tokens"][:limit], ds["chunk"][:limit])
+    ]
 
 # %% ../../nbs/hrr/01_data.ipynb #ac6e2475
 NP_ROLES = ("begin of sentence", "prepositional object", "subject", "object", "other")
@@ -127,7 +144,8 @@ def ud_label(deprel: str, upos: str) -> str | None:
 def base_chunk(h: int, head: list[int], deprel: list[str], upos: list[str]) -> tuple[int, int]:
     "`(start, end)` of the base phrase of token `h` (0-based): `h` and its contiguous inner left dependents."
     inner = _VERBAL if upos[h] in ("VERB", "AUX") else _NOMINAL
-    def in_phrase(k):                                       # every link from k up to h is an inner relation
+    # every link from k up to h is an inner relation
+    def in_phrase(k):
         while True:
             p = head[k] - 1
             if p < 0 or deprel[k] not in (inner if p == h else _NOMINAL): return False
@@ -157,5 +175,8 @@ def ud_role_chunks(split: str, vocab: Vocab, max_unk: float = 0.1, max_len: int 
                 chunks.append((kept[0], kept[-1] + 1))
                 labels.append(lab)
         if chunks:
-            out.append(dict(ids=vocab.encode([w for w in words if w is not None]), chunks=chunks, labels=labels))
+            out.append(
+                dict(ids=vocab.encode([w for w in words if w is not None]),
+                     chunks=chunks,
+                     labels=labels))
     return out

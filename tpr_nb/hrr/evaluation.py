@@ -28,14 +28,18 @@ def _unit(X: Tensor) -> Tensor:
 
 def covered(vocab: Vocab, *cols) -> np.ndarray:
     "Rows whose words are all in the vocabulary (and not `<unk>`)."
-    return np.array([all(w in vocab and w != vocab.unk for w in ws) for ws in zip(*cols)], dtype=bool)
+    return np.array([all(w in vocab and w != vocab.unk for w in ws) for ws in zip(*cols)],
+                    dtype=bool)
 
 def analogy_3cosmul(X: Tensor, vocab: Vocab, ds, eps: float = 1e-3, batch: int = 1024) -> pd.DataFrame:
     "One row per question: section, covered, correct (False where not covered)."
     ok = covered(vocab, ds["a"], ds["b"], ds["c"], ds["d"])
     E, correct = _unit(X), np.zeros(len(ok), dtype=bool)
     idx = np.flatnonzero(ok)
-    ids = {k: torch.tensor([vocab[w] for w in np.asarray(ds[k])[idx]], dtype=torch.long) for k in "abcd"}
+    ids = {
+        k: torch.tensor([vocab[w] for w in np.asarray(ds[k])[idx]], dtype=torch.long)
+        for k in "abcd"
+    }
     for s in range(0, len(idx), batch):
         cos = {k: (E[ids[k][s : s + batch]] @ E.T + 1) / 2 for k in "abc"}
         score = cos["b"] * cos["c"] / (cos["a"] + eps)
@@ -52,7 +56,9 @@ def similarity_spearman(X: Tensor, vocab: Vocab, ds) -> tuple[float, float]:
     E = _unit(X)
     a = torch.tensor([vocab[w] for w in np.asarray(ds["word1"])[ok]])
     b = torch.tensor([vocab[w] for w in np.asarray(ds["word2"])[ok]])
-    return float(spearmanr((E[a] * E[b]).sum(-1).numpy(), np.asarray(ds["score"])[ok]).statistic), float(ok.mean())
+    return float(
+        spearmanr((E[a] * E[b]).sum(-1).numpy(), np.asarray(ds["score"])[ok]).statistic
+    ), float(ok.mean())
 
 def purity(labels, clusters) -> float:
     "Share of items in their cluster's majority label."

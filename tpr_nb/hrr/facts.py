@@ -78,7 +78,9 @@ def bases(row) -> str:
     fixed, iso = _lm(row, "fixed_big").emb, _lm(row, "isometric_big").emb
     frozen = {"F", "r"} <= dict(fixed.named_buffers()).keys()
     trained = {"F", "r"} <= dict(iso.named_parameters()).keys() and iso.penalty().item() > 0
-    return "fixed: constant random; isometric: trained, penalised" if frozen and trained else "other"
+    return (
+        "fixed: constant random; isometric: trained, penalised" if frozen and trained else "other"
+    )
 
 @protocol_fact
 def role_annealing(row) -> str:
@@ -98,7 +100,8 @@ def contiguous_state(row) -> str:
     m = make_lm("baseline_cont", 50, Config(row, d=16, dropout=0.0)).eval()
     ids = torch.randint(1, 50, (17,), generator=torch.Generator().manual_seed(0))
     whole, halves, loss = stream_batches(ids, 1, 16), stream_batches(ids, 1, 8), StreamLoss()
-    with torch.no_grad(): train = sum(loss(m, b)[0] for b in halves).item(), lm_loss(m, whole[0])[0].item()
+    with torch.no_grad():
+        train = sum(loss(m, b)[0] for b in halves).item(), lm_loss(m, whole[0])[0].item()
     ppl = perplexity(m, whole), perplexity(m, halves)
     same = math.isclose(*train, rel_tol=1e-4) and math.isclose(*ppl, rel_tol=1e-4)
     return "carried (detached) from window to window" if same else "reset"
@@ -106,7 +109,8 @@ def contiguous_state(row) -> str:
 @lru_cache(maxsize=4)
 def _ptb_tokens(limit) -> tuple:
     V = ptb_vocab()
-    return len(V) - 1, *(sum(map(len, sentence_ids(s, V, limit))) for s in ("train", "valid", "test"))
+    return len(V) - 1, *(sum(map(len, sentence_ids(s, V, limit)))
+                         for s in ("train", "valid", "test"))
 
 @protocol_fact
 def vocabulary(row) -> int:
@@ -158,8 +162,9 @@ def oov_items(row) -> str:
     from tpr_nb.hrr.evaluation import similarity_spearman
     V = Vocab(list("abcd"))
     ds = dict(word1=["a", "b", "c", "zz"], word2=["b", "c", "d", "a"], score=[1.0, 2.0, 3.0, 4.0])
-    _, coverage = similarity_spearman(torch.randn(len(V), 4, generator=torch.Generator().manual_seed(0)),
-                                      V, ds)
+    _, coverage = similarity_spearman(
+        torch.randn(len(V), 4, generator=torch.Generator().manual_seed(0)), V, ds
+    )
     return "dropped (coverage reported)" if coverage < 1 else "kept"
 
 @protocol_fact
@@ -192,12 +197,16 @@ def chunk_model(row) -> str:
     cm = ChunkHRR(word, row["n_chunk_roles"]).eval()
     ids, h = torch.randint(1, 30, (1, 6)), torch.randn(1, 6, 16)
     g = torch.einsum("btd,mde->btme", word.emb(ids), cm.W)
-    linear = torch.allclose(cm.contributions(ids, h), cm.role(h).softmax(-1).unsqueeze(-1) * g, atol=1e-6)
+    linear = torch.allclose(cm.contributions(ids, h),
+                            cm.role(h).softmax(-1).unsqueeze(-1) * g,
+                            atol=1e-6)
     F = torch.randn(4, cm.M, 16)
     E = cm.bind(F)
     pred = torch.tanh(torch.cat([E[[2, 3]], E[[1, 2]]], -1) @ cm.U.weight.T + cm.U.bias)
     want = torch.einsum("pmd,cmd->pc", circular_corr(cm.r, pred.unsqueeze(-2)), F)
-    tanh = torch.allclose(cm.chunk_scores(F, torch.tensor([2, 3]), torch.tensor([1, 2])), want, atol=1e-5)
+    tanh = torch.allclose(cm.chunk_scores(F, torch.tensor([2, 3]), torch.tensor([1, 2])),
+                          want,
+                          atol=1e-5)
     ok = linear and tanh
     return "a_i W_i^T E(w); tanh(U [E(c-1); E(c-2)]) against every chunk of the batch" if ok else "other"
 

@@ -26,7 +26,8 @@ class HRREmbedding(nn.Module):
                              "separate subspaces")
         self.basis, self.d = basis, d
         # s_i^w
-        self.s = nn.Parameter(torch.empty(n_roles, vocab_size, d_filler).uniform_(-init_range, init_range))
+        self.s = nn.Parameter(
+            torch.empty(n_roles, vocab_size, d_filler).uniform_(-init_range, init_range))
         # F_i
         F = torch.randn(n_roles, d, d_filler) / math.sqrt(d)
         r = torch.randn(n_roles, d)
@@ -71,11 +72,15 @@ class LSTMLM(nn.Module):
                  init_range: float = 0.05):
         super().__init__()
         self.emb = nn.Embedding(vocab_size, d, padding_idx=0)
-        self.rnn = nn.LSTM(d, d, n_layers, batch_first=True, dropout=dropout if n_layers > 1 else 0.0)
+        self.rnn = nn.LSTM(
+            d, d, n_layers, batch_first=True, dropout=dropout if n_layers > 1 else 0.0
+        )
         self.drop = nn.Dropout(dropout)
-        for p in [*self.rnn.parameters(), self.emb.weight]: nn.init.uniform_(p, -init_range, init_range)
+        for p in [*self.rnn.parameters(), self.emb.weight]:
+            nn.init.uniform_(p, -init_range, init_range)
 
-    def embed(self, ids: Tensor) -> Tensor: return self.emb(check_ids(ids, self.emb.num_embeddings, "word ids"))
+    def embed(self, ids: Tensor) -> Tensor:
+        return self.emb(check_ids(ids, self.emb.num_embeddings, "word ids"))
     def hidden(self, ids: Tensor, state=None) -> tuple[Tensor, tuple]:
         "Top-layer outputs for every position and the final state."
         h, state = self.rnn(self.drop(self.embed(ids)), state)

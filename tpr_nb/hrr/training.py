@@ -42,7 +42,10 @@ def lm_data(vocab: Vocab, c: Config, contiguous: bool) -> dict:
     eos = vocab["<eos>"]
     if contiguous:
         train = stream_batches(stream_ids("train", vocab, c.limit), c.batch_size, c.bptt)
-        ev = {s: stream_batches(stream_ids(s, vocab, c.limit), c.eval_batch_size, c.bptt) for s in ("valid", "test")}
+        ev = {
+            s: stream_batches(stream_ids(s, vocab, c.limit), c.eval_batch_size, c.bptt)
+            for s in ("valid", "test")
+        }
         return dict(train=lambda ep: train, **ev)
     tr = sentence_ids("train", vocab, c.limit)
     ev = {s: sentence_batches(sentence_ids(s, vocab, c.limit), c.eval_batch_size, eos,
@@ -95,8 +98,10 @@ def chunk_batch(sents: list[dict], eos: int) -> dict:
                 chunk=pad([s["chunk"] + [-1] for s in sents], value=-1)[0])
 
 def chunk_batches(sents: list[dict], batch_size: int, eos: int, shuffle: bool = True, seed: int = 0) -> list[dict]:
-    return [chunk_batch([sents[i] for i in b], eos) for b in bucket_batches([len(s["ids"]) for s in sents],
-                                                                            batch_size, shuffle, seed)]
+    return [
+        chunk_batch([sents[i] for i in b], eos)
+        for b in bucket_batches([len(s["ids"]) for s in sents], batch_size, shuffle, seed)
+    ]
 
 def chunk_train_config(c: Config, seed: int = 0) -> TrainConfig:
     ("The training settings of the chunk run: the row's `chunk_steps` at Adam's `chunk_lr`, early stopping "

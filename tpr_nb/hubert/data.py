@@ -17,7 +17,8 @@ __all__ = ['GLUE_COLUMNS', 'TASKS', 'NLI_TASKS', 'HEURISTICS', 'load_glue', 'loa
            'align_last_piece']
 
 # %% ../../nbs/hubert/01_data.ipynb #a42e82d8
-GLUE_COLUMNS = {  # task: (first sentence, second sentence or None, label); None label = unlabelled test split
+# task: (first sentence, second sentence or None, label); None label = unlabelled test split
+GLUE_COLUMNS = {
     "RTE": ("sentence1", "sentence2", "label"), "QNLI": ("question", "sentence", "label"),
     "SST-2": ("sentence", None, "label"), "MRPC": ("#1 String", "#2 String", "Quality"),
     "MNLI": ("sentence1", "sentence2", "gold_label"), "QQP": ("question1", "question2", "is_duplicate")}
@@ -35,8 +36,11 @@ def load_glue(task: str, split: str) -> Dataset:
     a, b, y = GLUE_COLUMNS[task]
     name = {"MNLI": "mnli", "QQP": "qqp"}.get(task, "glue")
     rows = _read_tsv(locate(name, f"{task}/{split}.tsv" if name == "glue" else f"{split}.tsv"))
-    return Dataset.from_dict({"text_a": [r[a] for r in rows], "text_b": [r.get(b, "") if b else "" for r in rows],
-                              "label": [r.get(y, "") for r in rows]})
+    return Dataset.from_dict({
+        "text_a": [r[a] for r in rows],
+        "text_b": [r.get(b, "") if b else "" for r in rows],
+        "label": [r.get(y, "") for r in rows]
+    })
 
 def load_hans(split: str = "evaluation") -> Dataset:
     "HANS (reduced-column copy): text_a, text_b, label (entailment / non-entailment), heuristic."
@@ -55,8 +59,11 @@ def load_snli(split: str) -> Dataset:
     "SNLI 1.0 as text_a, text_b, label (pairs without a gold label dropped)."
     rows = [json.loads(l) for l in locate("snli", f"snli_1.0_{split}.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()]
     rows = [r for r in rows if r["gold_label"] != "-"]
-    return Dataset.from_dict({"text_a": [r["sentence1"] for r in rows], "text_b": [r["sentence2"] for r in rows],
-                              "label": [r["gold_label"] for r in rows]})
+    return Dataset.from_dict({
+        "text_a": [r["sentence1"] for r in rows],
+        "text_b": [r["sentence2"] for r in rows],
+        "label": [r["gold_label"] for r in rows]
+    })
 
 def load_task(task: str, split: str = "train") -> Dataset:
     "`task`'s `split` ('train' or 'dev') with columns text_a, text_b, label (int, in `TASKS[task]` order)."
@@ -87,19 +94,26 @@ def encode(tok, ds: Dataset, max_len: int = 128) -> dict:
     "WordPiece ids, token types and labels of every row of `ds` (text_b empty = single sentence)."
     pairs = [(a, b) if b else (a,) for a, b in zip(ds["text_a"], ds["text_b"])]
     enc = [tok(*p, truncation=True, max_length=max_len) for p in pairs]
-    return dict(input_ids=[e["input_ids"] for e in enc], token_type_ids=[e["token_type_ids"] for e in enc],
+    return dict(input_ids=[e["input_ids"] for e in enc],
+                token_type_ids=[e["token_type_ids"] for e in enc],
                 label=list(ds["label"]))
 
 def batches(enc: dict, batch_size: int, shuffle: bool = True, seed: int = 0, bucket: bool = True) -> list[dict]:
     "Batches of an `encode`d set, each padded to its own longest sequence: length-bucketed, or in row order (`bucket=False`)."
     n = len(enc["input_ids"])
-    order = bucket_batches([len(x) for x in enc["input_ids"]], batch_size, shuffle, seed) if bucket else \
-            [list(range(i, min(i + batch_size, n))) for i in range(0, n, batch_size)]
+    order = (
+        bucket_batches([len(x) for x in enc["input_ids"]], batch_size, shuffle, seed)
+        if bucket
+        else [list(range(i, min(i + batch_size, n))) for i in range(0, n, batch_size)]
+    )
     out = []
     for idx in order:
         ids, lengths = pad([enc["input_ids"][i] for i in idx])
-        out.append(dict(input_ids=ids, attention_mask=length_mask(lengths, ids.shape[1]).long(), token_type_ids=pad([enc["token_type_ids"][i] for i in idx])[0],
-                        labels=torch.tensor([enc["label"][i] for i in idx])))
+        out.append(
+            dict(input_ids=ids,
+                 attention_mask=length_mask(lengths, ids.shape[1]).long(),
+                 token_type_ids=pad([enc["token_type_ids"][i] for i in idx])[0],
+                 labels=torch.tensor([enc["label"][i] for i in idx])))
     return out
 
 # %% ../../nbs/hubert/01_data.ipynb #4600db18
@@ -112,7 +126,10 @@ def hans_sample(n_per_cell: int | None = None, seed: int = 0) -> Dataset:
     rng, keep = random.Random(seed), []
     for h in HEURISTICS:
         for y in ("entailment", "non-entailment"):
-            cell = [i for i, (hh, yy) in enumerate(zip(ds["heuristic"], ds["label"])) if hh == h and yy == y]
+            cell = [
+                i for i, (hh, yy) in enumerate(zip(ds["heuristic"], ds["label"]))
+                if hh == h and yy == y
+            ]
             keep += rng.sample(cell, min(n_per_cell, len(cell)))
     return ds.select(sorted(keep))
 
@@ -120,7 +137,9 @@ def hans_sample(n_per_cell: int | None = None, seed: int = 0) -> Dataset:
 def tagged_sentences(split: str = "dev", limit: int | None = None, max_words: int = 40) -> list[dict]:
     "UD English-EWT sentences (at most `max_words` words) as dicts of `words` and gold `upos`."
     ds = load_ud_ewt(split)
-    out = [dict(words=w, upos=u) for w, u in zip(ds["tokens"], ds["upos"]) if 0 < len(w) <= max_words]
+    out = [
+        dict(words=w, upos=u) for w, u in zip(ds["tokens"], ds["upos"]) if 0 < len(w) <= max_words
+    ]
     return out[:limit]
 
 def align_last_piece(tok, sents: list[dict], max_len: int = 128) -> dict:
@@ -132,4 +151,6 @@ def align_last_piece(tok, sents: list[dict], max_len: int = 128) -> dict:
         last = {w: i for i, w in enumerate(wid) if w is not None}
         ids.append(e["input_ids"])
         tags.append([(last[w], s["upos"][w]) for w in sorted(last)])
-    return dict(input_ids=ids, token_type_ids=[[0] * len(i) for i in ids], label=[0] * len(ids), tags=tags)
+    return dict(
+        input_ids=ids, token_type_ids=[[0] * len(i) for i in ids], label=[0] * len(ids), tags=tags
+    )

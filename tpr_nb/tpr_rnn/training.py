@@ -38,7 +38,9 @@ def babi_logits(model: nn.Module, batch: dict, pieces: int = 1) -> torch.Tensor:
 def babi_loss(model: nn.Module, batch: dict, pieces: int = 1) -> tuple[torch.Tensor, dict]:
     "Cross-entropy of the answer, and the batch accuracy (`pieces`: see `babi_logits`)."
     logits = babi_logits(model, batch, pieces)
-    return Fn.cross_entropy(logits, batch["answer"]), dict(acc=(logits.argmax(-1) == batch["answer"]).float().mean())
+    return Fn.cross_entropy(logits, batch["answer"]), dict(
+        acc=(logits.argmax(-1) == batch["answer"]).float().mean()
+    )
 
 @torch.no_grad()
 def babi_predict(model: nn.Module, data: dict, batch_size: int = 500) -> tuple[torch.Tensor, float]:
@@ -66,18 +68,22 @@ def babi_errors(model: nn.Module, data: dict) -> dict:
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #b145bdfe
 APP_A = dict(optimizer="tf_nadam", warmup_steps=50, warmup_factor=0.1, halve_below=0.1, halve_metric="loss",
-             monitor="error")   # App. A (and the authors' code where the paper is silent), every TPR-RNN run
+             # App. A (and the authors' code where the paper is silent), every TPR-RNN run
+             monitor="error")
 # uniformly random batches (the authors' code), run in 4 exact length-sorted pieces
 BATCHING = dict(pool=1, pieces=4)
 # TPRRNN's details where App. A is silent: the authors' code
 MODEL = dict(ln_eps=1e-7, pos_scaled=True, learn_pad=True)
-# model settings only a diagnostic row sets (the all-tasks code's embedding bound): read where a row has them, so
-# the keys of units trained without them stay as they are
+# model settings only a diagnostic row sets (the all-tasks code's embedding bound): read where a row
+# has them, so the keys of units trained without them stay as they are
 MODEL_OPTIONAL = ("embed_init",)
 
 def model_settings(c) -> dict:
     "TPRRNN's detail settings of row `c`: `MODEL`'s (their defaults where `c` has none) and the optional ones it sets."
-    return {**{k: c.get(k, v) for k, v in MODEL.items()}, **{k: c[k] for k in MODEL_OPTIONAL if k in c}}
+    return {
+        **{k: c.get(k, v) for k, v in MODEL.items()},
+        **{k: c[k] for k in MODEL_OPTIONAL if k in c},
+    }
 
 def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None, model_cls=TPRRNN,
                **model_kw) -> tuple[nn.Module, list[dict]]:
@@ -92,13 +98,16 @@ def train_babi(data: dict, c: Config, seed: int = 0, out_dir: str | None = None,
     def evaluate(m):
         r = babi_errors(m, data["valid"])
         return dict(loss=r["loss"], error=r["error"])
-    c = Config({**APP_A, **BATCHING, **c})                                   # a hand-made row gets App. A
-    batches = lambda ep: story_batches(data["train"], c.batch_size, seed=seed * 1000 + ep, pool=c.pool)
+    # a hand-made row gets App. A
+    c = Config({**APP_A, **BATCHING, **c})
+    batches = lambda ep: story_batches(
+        data["train"], c.batch_size, seed=seed * 1000 + ep, pool=c.pool)
     return fit(make_model, batches, partial(babi_loss, pieces=c.pieces), evaluate,
                train_config(c, seed, out_dir=out_dir))
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #12e78fc4
-KEPT = ("step", "loss", "error", "time", "device", "threads")   # what a record keeps of each evaluation
+# what a record keeps of each evaluation
+KEPT = ("step", "loss", "error", "time", "device", "threads")
 
 def kept_history(hist: list[dict]) -> list[dict]:
     "The evaluations of `hist`, each cut to the fields a unit's record keeps (`KEPT`)."
@@ -139,14 +148,20 @@ TASK_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve
              "ln_eps", "pos_scaled", "learn_pad",
              "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "limit", "max_sentences",
              "max_sentences_task3", "max_steps",
-             "eval_every", "patience", "time_budget_s")   # the settings that shape one single-task unit (its key)
-# full capped a unit at 40k steps before stop 71: a unit that never reached it is adopted, one that did trains on
+             # the settings that shape one single-task unit (its key)
+             "eval_every", "patience", "time_budget_s")
+# full capped a unit at 40k steps before stop 71: a unit that never reached it is adopted, one that
+# did trains on
 CAPPED = (("max_steps", (40000,)),)
 # 10_single_task's
-TASK_UNITS = Units(task_unit, TASK_UNIT, names=lambda c: [f"task{t:02d}" for t in c.tasks], grown=CAPPED)
+TASK_UNITS = Units(
+    task_unit, TASK_UNIT, names=lambda c: [f"task{t:02d}" for t in c.tasks], grown=CAPPED
+)
 # 12_ablation's
-ABLATION_UNITS = Units(task_unit, TASK_UNIT,
-                       names=lambda c: [f"{v}_task{t:02d}" for v in c.variants for t in c.tasks], grown=CAPPED)
+ABLATION_UNITS = Units(task_unit,
+                       TASK_UNIT,
+                       names=lambda c: [f"{v}_task{t:02d}" for v in c.variants for t in c.tasks],
+                       grown=CAPPED)
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #a11c0002
 def all_tasks_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
@@ -177,7 +192,8 @@ ALL_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_
             "betas", "batch_size", "d_entity", "d_relation", "d_hidden", "clip_norm", "tasks", "limit",
             "valid_limit", "test_limit", "max_steps", "eval_every", "patience",
             "time_budget_s")   # the settings that shape one all-tasks unit (its key)
-ALL_UNITS = Units(all_tasks_unit, ALL_UNIT, names=lambda c: ["alltasks"])                     # 11_all_tasks's
+# 11_all_tasks's
+ALL_UNITS = Units(all_tasks_unit, ALL_UNIT, names=lambda c: ["alltasks"])
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #d8159245
 SINGLE_RECIPE = dict(APP_A, **BATCHING, **MODEL, lr=0.008, betas=(0.6, 0.4), batch_size=128, d_entity=15,
@@ -192,7 +208,8 @@ SINGLE_TASK = dict(
     common=dict(SINGLE_RECIPE, tasks=ALL_TASKS, limit=None),
     smoke=dict(tasks=[1, 4], limit=300, max_steps=30, eval_every=15, patience=None, seeds=[0], workers=1),
     quick=dict(max_steps=5000, eval_every=250, patience=8, seeds=[0], workers=2),
-    # full: the reference's 1M-step budget (train.py:20), ended by `patience` evaluations without a better one
+    # full: the reference's 1M-step budget (train.py:20), ended by `patience` evaluations
+    # without a better one
     full=dict(max_steps=1_000_000, eval_every=500, patience=20, seeds=[0, 1, 2, 3, 4], time_budget_s=None,
               workers=1, units=True))
 
@@ -200,23 +217,31 @@ ALL_TASK = dict(
     common=dict(ALL_RECIPE, tasks=ALL_TASKS),
     smoke=dict(limit=20, valid_limit=10, test_limit=20, max_steps=30, eval_every=15, patience=None, seeds=[0]),
     quick=dict(limit=1000, valid_limit=100, test_limit=None, max_steps=6000, eval_every=250, patience=None, seeds=[0]),
-    # full: the paper's budget with no early stop: every seed trains all 600k steps and keeps its best validation
-    # weights, as the reference does (it trains all its steps); a stop after 10 evaluations without a better one ended
-    # seed 1 at 260k steps (stop 57), so the units were extended from their checkpoints, not trained again
+    # full: the paper's budget with no early stop: every seed trains all 600k steps and keeps its
+    # best validation weights, as the reference does (it trains all its steps); a stop after 10
+    # evaluations without a better one ended seed 1 at 260k steps (stop 57), so the units were
+    # extended from their checkpoints, not trained again
     full=dict(limit=None, valid_limit=None, test_limit=None, max_steps=600000, eval_every=5000, patience=None,
               seeds=list(range(5)),
               time_budget_s=None, units=True))
 
-# the authors' all-tasks code where it differs from App. A (entity 90, role 20, hidden 40, embeddings +-0.10;
-# tpr_rnn_graph.py:34-37): one seed of it, beside the same seed of App. A's, is a diagnostic (19_diagnostics)
+# the authors' all-tasks code where it differs from App. A (entity 90, role 20, hidden 40,
+# embeddings +-0.10; tpr_rnn_graph.py:34-37): one seed of it, beside the same seed of App. A's, is a
+# diagnostic (19_diagnostics)
 ALL_CODE = dict(d_entity=90, d_relation=20, d_hidden=40, embed_init=0.1)
-ALL_DIAG = {p: dict(row, **ALL_CODE) if p == "common" else dict(row, seeds=[0]) for p, row in ALL_TASK.items()}
-CODE_UNITS = Units(all_tasks_unit, ALL_UNIT, names=lambda c: ["alltasks_code"])              # 19_diagnostics's
+ALL_DIAG = {
+    p: dict(row, **ALL_CODE) if p == "common" else dict(row, seeds=[0])
+    for p, row in ALL_TASK.items()
+}
+# 19_diagnostics's
+CODE_UNITS = Units(all_tasks_unit, ALL_UNIT, names=lambda c: ["alltasks_code"])
 
 def app_a_row(c: Config) -> Config:
     "The all-tasks row `c` with App. A's model in place of the authors' code's (`ALL_CODE`)."
-    return Config({k: v for k, v in c.items() if k not in ALL_CODE}, **{k: ALL_RECIPE[k] for k in ALL_CODE
-                                                                         if k in ALL_RECIPE})
+    return Config(
+        {k: v for k, v in c.items() if k not in ALL_CODE},
+        **{k: ALL_RECIPE[k] for k in ALL_CODE if k in ALL_RECIPE},
+    )
 
 ABLATION = dict(
     common=dict(SINGLE_RECIPE, limit=None, variants=("w", "wm", "wb")),
@@ -249,7 +274,9 @@ def sysgen_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> 
     sg = sysgen_splits(c.tasks, c.new_per_pair, seed=0, limit=c.limit)
     data = from_splits(sg)
     if name == "sysgen_tpr":
-        cls, cfg, kw = TPRRNN, c, dict(d_entity=c.d_entity, d_relation=c.d_relation, d_hidden=c.d_hidden)
+        cls, cfg, kw = TPRRNN, c, dict(d_entity=c.d_entity,
+                                       d_relation=c.d_relation,
+                                       d_hidden=c.d_hidden)
     elif name == "sysgen_lstm":
         cls, cfg, kw = LSTMReader, Config(c, lr=c.baseline_lr, betas=(0.9, 0.999)), dict(d_hidden=c.baseline_hidden)
     else: raise ValueError(f"unknown Fig. 5 unit {name!r}: 'sysgen_tpr' or 'sysgen_lstm'")
@@ -270,8 +297,10 @@ def sysgen_unit(name: str, seed: int, c: Config, out_dir: str | None = None) -> 
 SYSGEN_UNIT = ("optimizer", "warmup_steps", "warmup_factor", "halve_below", "halve_metric", "monitor", "pool",
                "lr", "ln_eps", "pos_scaled", "learn_pad", "betas", "batch_size", "d_entity", "d_relation",
                "d_hidden", "clip_norm", "tasks", "limit", "new_per_pair", "baseline_lr", "baseline_hidden",
-               "max_steps", "eval_every", "patience", "time_budget_s")   # the settings that shape a Fig. 5 unit
-SYSGEN_UNITS = Units(sysgen_unit, SYSGEN_UNIT, names=lambda c: ["sysgen_tpr", "sysgen_lstm"])   # 13_sysgen's
+               # the settings that shape a Fig. 5 unit
+               "max_steps", "eval_every", "patience", "time_budget_s")
+# 13_sysgen's
+SYSGEN_UNITS = Units(sysgen_unit, SYSGEN_UNIT, names=lambda c: ["sysgen_tpr", "sysgen_lstm"])
 
 # %% ../../nbs/tpr_rnn/02_training.ipynb #7bf6463b
 def task_table(errors: dict, paper_mean: dict | None = None, paper_best: dict | None = None):
@@ -296,6 +325,8 @@ def plot_task_errors(table, title: str = "", ax=None):
     if table.paper_mean.notna().any():
         ax.bar(x + w / 2, table.paper_mean.astype(float), w, label="paper (mean)")
     ax.axhline(5, color="r", lw=0.8, ls="--", label="5% (failure)")
-    ax.set(xticks=x, xticklabels=table.index, xlabel="bAbI task", ylabel="test error %", title=title)
+    ax.set(
+        xticks=x, xticklabels=table.index, xlabel="bAbI task", ylabel="test error %", title=title
+    )
     ax.legend(fontsize=7)
     return ax

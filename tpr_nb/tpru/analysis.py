@@ -22,7 +22,10 @@ def tagged_sentences(split: str, vocab: Vocab, limit: int | None = None) -> list
         keep = [(ptb_token(t, vocab), u, t) for t, u in zip(toks, tags)]
         keep = [k for k in keep if k[0] is not None]
         if keep:
-            out.append(dict(ids=[vocab[k[0]] for k in keep], upos=[k[1] for k in keep], words=[k[2] for k in keep]))
+            out.append(
+                dict(ids=[vocab[k[0]] for k in keep],
+                     upos=[k[1] for k in keep],
+                     words=[k[2] for k in keep]))
     return out
 
 @torch.no_grad()
@@ -46,7 +49,9 @@ def pmi_table(tags: list[str], roles: list[int], min_count: int = 5) -> pd.DataF
     ct, cr, cj = Counter(tags), Counter(roles), Counter(zip(tags, roles))
     rows = []
     for t in sorted(ct):
-        p = sorted(((math.log2(c * n / (ct[t] * cr[r])), r) for (tt, r), c in cj.items() if tt == t and c >= min_count), reverse=True)
+        p = sorted(((math.log2(c * n / (ct[t] * cr[r])), r)
+                    for (tt, r), c in cj.items() if tt == t and c >= min_count),
+                   reverse=True)
         if len(p) < 2: p = p + [(float("nan"), -1)] * (2 - len(p))
         rows.append(dict(tag=t, count=ct[t], top1=p[0][0], top2=p[1][0], role1=p[0][1], role2=p[1][1], gap=p[0][0] - p[1][0]))
     return pd.DataFrame(rows).sort_values("gap", ascending=False, na_position="last").reset_index(drop=True)
@@ -65,15 +70,22 @@ def paired_bootstrap_se(stat, tags: list[list[str]], roles_a: list[list[int]], r
     return pd.DataFrame(diffs).std()
 
 # %% ../../nbs/tpru/04_analysis.ipynb #8f969467
-def word_contexts(model, sents: list[dict], word_id: int, eos: int, layer: int = 0, width: int = 4) -> pd.DataFrame:
+def word_contexts(
+    model, sents: list[dict], word_id: int, eos: int, layer: int = 0, width: int = 4
+) -> pd.DataFrame:
     "Every occurrence of `word_id`: its selected role and the words around it."
     roles, rows = selected_roles(model, sents, eos, layer), []
     for s, rs in zip(sents, roles):
         for i, w in enumerate(s["ids"]):
             if w == word_id:
                 ws = s.get("words") or [str(t) for t in s["ids"]]
-                rows.append(dict(role=rs[i], context=" ".join(ws[max(0, i - width): i] + [f"[{ws[i]}]"] + ws[i + 1: i + 1 + width])))
-    return pd.DataFrame(rows, columns=["role", "context"]).sort_values("role").reset_index(drop=True)
+                rows.append(
+                    dict(role=rs[i],
+                         context=" ".join(ws[max(0, i - width):i] + [f"[{ws[i]}]"]
+                                          + ws[i + 1:i + 1 + width])))
+    return (
+        pd.DataFrame(rows, columns=["role", "context"]).sort_values("role").reset_index(drop=True)
+    )
 
 # %% ../../nbs/tpru/04_analysis.ipynb #b5246e43
 from ..protocol import protocol_fact
@@ -82,7 +94,10 @@ from ..protocol import protocol_fact
 def pmi_log_base(row) -> str:
     "The logarithm `pmi_table` takes: one tag always with one role, at half the tokens, gives PMI log(2)."
     v = pmi_table(["A", "A", "B", "B"], [0, 0, 1, 1], min_count=1).set_index("tag").loc["A", "top1"]
-    return {1.0: "log2 (bits)", round(math.log(2), 12): "ln (nats)"}.get(round(v, 12), f"other ({v})")
+    return {
+        1.0: "log2 (bits)",
+        round(math.log(2), 12): "ln (nats)"
+    }.get(round(v, 12), f"other ({v})")
 
 @protocol_fact
 def pos_tag_source(row) -> str:

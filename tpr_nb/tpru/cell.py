@@ -14,7 +14,8 @@ from fastcore.basics import patch
 from ..algebra import reduced_unbind
 from ..data import length_mask
 from .scan import _STEP, FusedScan, TPRUScan, pack_plan
-from ..train import count_params   # the size Table 1 compares; the notebooks of this paper import it from here too
+# the size Table 1 compares; the notebooks of this paper import it from here too
+from ..train import count_params
 
 # %% auto #0
 __all__ = ['VARIANTS', 'TPRUCell', 'reverse_padded', 'TPRU', 'paper_params', 'paper_rule_params']
@@ -32,19 +33,23 @@ class TPRUCell(nn.Module):
     def __init__(self, input_size: int, hidden_size: int, n_roles: int, n_slices: int = 1, variant: str = "ours",
                  eps: float = 1e-6, bias: bool = False):
         super().__init__()
-        if variant not in VARIANTS: raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
-        if hidden_size % n_slices: raise ValueError(f"hidden_size {hidden_size} is not divisible by n_slices {n_slices}")
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
+        if hidden_size % n_slices:
+            raise ValueError(f"hidden_size {hidden_size} is not divisible by n_slices {n_slices}")
         d, dp, k = hidden_size, input_size, 1 / math.sqrt(hidden_size)
         # with biases, nn.Linear's bound 1/sqrt(fan_in)
         kx = 1 / math.sqrt(input_size) if bias else k
         self.input_size, self.hidden_size, self.n_roles, self.n_slices, self.variant, self.eps = dp, d, n_roles, n_slices, variant, eps
         self.bias = bias
-        self.register_buffer("E", torch.randn(d, n_roles))                  # fixed random basis, not trained
+        # fixed random basis, not trained
+        self.register_buffer("E", torch.randn(d, n_roles))
         self.W_r, self.W_b = _uniform(d, d, bound=k), _uniform(d, d, bound=k)
         self.V_x, self.W_x = _uniform(d, dp, bound=kx), _uniform(d, dp, bound=kx)
         if variant in ("ours", "mod3"): self.W_u = _uniform(d, d, bound=k)
         if variant != "mod1": self.V_b = _uniform(d, d, bound=k)
-        if bias:                                                            # the bias of each map, named after it
+        # the bias of each map, named after it
+        if bias:
             for name, bound in (("W_r", k), ("W_u", k), ("V_b", k), ("W_b", k), ("V_x", kx), ("W_x", kx)):
                 if name in self._parameters: setattr(self, f"{name}_bias", _uniform(d, bound=bound))
         # b_b = b_x = 1 with biases, as the reference starts them
@@ -58,21 +63,25 @@ class TPRUCell(nn.Module):
             return getattr(self, name.replace("W_u", "W_r"))
         if name == "V_b" and variant == "mod1": return torch.eye(self.hidden_size, dtype=self.E.dtype,
                                                                  device=self.E.device)
-        if name == "V_b_bias" and variant == "mod1": return self.E.new_zeros(self.hidden_size)   # V_b = I has no bias
+        # V_b = I has no bias
+        if name == "V_b_bias" and variant == "mod1": return self.E.new_zeros(self.hidden_size)
         return super().__getattr__(name)
 
     @property
-    def R(self) -> Tensor:                                                                    # binding roles, d x N
+    # binding roles, d x N
+    def R(self) -> Tensor:
         return self.W_r @ self.E + self.W_r_bias[:, None] if self.bias else self.W_r @ self.E
     @property
-    def U(self) -> Tensor:                                                                    # unbinding vectors, d x N
+    # unbinding vectors, d x N
+    def U(self) -> Tensor:
         return self.W_u @ self.E + self.W_u_bias[:, None] if self.bias else self.W_u @ self.E
 
 # %% ../../nbs/tpru/00_cell.ipynb #3cf201b7
 def _slice_proj(V: Tensor, U: Tensor, K: int) -> Tensor:
     "The slice-wise unbinding map: $x \\mapsto [U_k^\\top (V x)_k]_k$ as one `in x (K N)` matrix."
     d, N = U.shape
-    Vk = V.T.reshape(V.shape[1], K, d // K).transpose(0, 1)        # K, in, d/K: the columns of V, cut into slices
+    # K, in, d/K: the columns of V, cut into slices
+    Vk = V.T.reshape(V.shape[1], K, d // K).transpose(0, 1)
     return reduced_unbind(U.reshape(K, d // K, N), Vk).transpose(0, 1).reshape(V.shape[1], K * N)
 
 @patch
@@ -93,8 +102,10 @@ def bias_terms(self: TPRUCell) -> tuple[Tensor, Tensor]:
     return cx, _slice_proj(self.V_b_bias[:, None], U, K)[0].reshape(K, N)
 
 @patch
-def loop(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None = None) -> tuple[Tensor,
-                                                                                                  Tensor, Tensor]:
+def loop(self: TPRUCell,
+         x: Tensor,
+         b: Tensor | None = None,
+         mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ("The reference loops of `time_loop` ('fused': `FusedScan`; else autograd through the step) over `x` (B, "
      "T, d'): outputs, final state, fillers; `mask` (B, T) freezes the state.")
     B, T, _ = x.shape
@@ -110,11 +121,13 @@ def loop(self: TPRUCell, x: Tensor, b: Tensor | None = None, mask: Tensor | None
         if softmax: zx = zx + torch.cat([cx.new_zeros(d), cb.reshape(-1)])
         else: bb = bb + cb
     gx, fx = zx[..., :d], zx[..., d:].reshape(B, T, K, N)
-    rx = fx if softmax else torch.relu(fx + self.b_x)             # the input half of Eq. 5, all steps at once
+    # the input half of Eq. 5, all steps at once
+    rx = fx if softmax else torch.relu(fx + self.b_x)
     b = x.new_zeros(B, d) if b is None else b
     # b_b is unused by the softmax variants: keep it out of the graph
     if _STEP["fn"] is None:
-        return FusedScan.apply(gx, rx, b, Mb, Rk, bb.detach() if softmax else bb, mask, softmax, self.eps)
+        return FusedScan.apply(gx, rx, b, Mb, Rk,
+                               bb.detach() if softmax else bb, mask, softmax, self.eps)
     step, outs, fills = _STEP["fn"], [], []
     for t in range(T):
         nb, f = step(b, gx[:, t], rx[:, t], Mb, Rk, bb, softmax, self.eps)
@@ -135,7 +148,8 @@ def scan_terms(self: TPRUCell) -> tuple:
      "map M, its constant cv, U (or None: the fused map) and R cut into slices (K, d/K, N).")
     d, K, N = self.hidden_size, self.n_slices, self.n_roles
     s, U, zero = d // K, self.U, self.E.new_zeros(())
-    bb = self.b_b if self.variant == "ours" else zero                     # the softmax variants ignore b_b and b_x
+    # the softmax variants ignore b_b and b_x
+    bb = self.b_b if self.variant == "ours" else zero
     cvb = self.V_b_bias if self.bias else self.E.new_zeros(d)
     # the fused map is the cheaper: f_b = b [V_b^T U_k]_k
     if (K - 1) * N < d:
@@ -144,7 +158,8 @@ def scan_terms(self: TPRUCell) -> tuple:
                         _slice_proj(self.V_x_bias[:, None], U, K)[0]]) if self.bias else None
         M = torch.cat([self.W_b.T, _slice_proj(self.V_b, U, K)], 1)
         return Mx, cx, M, _slice_proj(cvb[:, None], U, K)[0] + bb, None, self.R.view(K, s, N)
-    Mx = torch.cat([self.W_x.T, self.V_x.T], 1)                         # two stages: v = V_b b, then f^k = U_k^T v^k
+    # two stages: v = V_b b, then f^k = U_k^T v^k
+    Mx = torch.cat([self.W_x.T, self.V_x.T], 1)
     cx = torch.cat([self.W_x_bias + self.W_b_bias, self.V_x_bias]) if self.bias else None
     # a zero column after each slice,
     Vb = torch.cat([self.V_b.T.reshape(d, K, s), self.E.new_zeros(d, K, 1)], -1).reshape(d, -1)
@@ -160,12 +175,14 @@ def scan(self: TPRUCell, x: Tensor, b: Tensor | None, plan: tuple, fillers: bool
     d, K, N = self.hidden_size, self.n_slices, self.n_roles
     ns, where, order = plan
     Mx, cx, M, cv, U, R = self.scan_terms()
-    zx = x.reshape(B * T, -1).index_select(0, where) @ Mx                   # the input terms of the real steps only
+    # the input terms of the real steps only
+    zx = x.reshape(B * T, -1).index_select(0, where) @ Mx
     if cx is not None: zx = zx + cx
     L = len(where)
     bx = self.b_x if self.variant == "ours" else zx.new_zeros(())
     if U is None: vx = (zx[:, d:] + bx).view(L, K, N)                      # f_x + b_x
-    else: vx = torch.cat([zx[:, d:].view(L, K, d // K), bx.expand(L, K, 1)], -1)   # slices of V_x x_t, b_x beside each
+    # slices of V_x x_t, b_x beside each
+    else: vx = torch.cat([zx[:, d:].view(L, K, d // K), bx.expand(L, K, 1)], -1)
     b0 = x.new_zeros(B, d) if b is None else b.index_select(0, order)
     out, b, f = TPRUScan.apply(zx[:, :d], vx, b0, M, cv, U, R, ns, where if fillers else None, B * T,
                                self.variant != "ours", self.eps)
@@ -176,8 +193,10 @@ def scan(self: TPRUCell, x: Tensor, b: Tensor | None, plan: tuple, fillers: bool
 def run(self: TPRUCell, x: Tensor, b: Tensor | None, lengths: Tensor, reverse: bool = False, fillers: bool = True,
         plan: tuple | None = None) -> tuple:
     ("`sequence` over rows of `lengths` (B,), each read from its last real step back to its first if "
-     "`reverse` (outputs and fillers in the input's order); `plan`: `pack_plan`'s, if made already.")
-    if _STEP:                                                                 # a reference loop of `time_loop`
+     "`reverse` (outputs and fillers in the input's order); `plan`: `pack_plan`'s, if made already."
+     )
+    # a reference loop of `time_loop`
+    if _STEP:
         mask = length_mask(lengths, x.shape[1])
         out, b, f = self.loop(reverse_padded(x, lengths) if reverse else x, b, mask)
         if reverse: out, f = reverse_padded(out, lengths), reverse_padded(f, lengths)
@@ -228,13 +247,20 @@ class TPRU(nn.Module):
         "`nn.GRU`'s call: `(output, h_n)`, and the fillers `(layers x directions, B, T, [slices,] N)` when asked."
         packed = isinstance(input, PackedSequence)
         if packed:
-            if lengths is not None: raise ValueError("a PackedSequence carries its lengths: pass no `lengths`")
+            if lengths is not None:
+                raise ValueError("a PackedSequence carries its lengths: pass no `lengths`")
             input, lengths = pad_packed_sequence(input, batch_first=self.batch_first)
         unbatched = input.dim() == 2
-        if unbatched:                                    # (T, d'), as nn.GRU takes it; h0 is then (layers x dirs, d)
-            input, h0 = input.unsqueeze(0 if self.batch_first else 1), None if h0 is None else h0.unsqueeze(1)
+        # (T, d'), as nn.GRU takes it; h0 is then (layers x dirs, d)
+        if unbatched:
+            input, h0 = input.unsqueeze(0 if self.batch_first else 1), (
+                None if h0 is None else h0.unsqueeze(1)
+            )
         out, h_n, fills = self._run(input, h0, lengths, return_fillers)
-        if packed: out = pack_padded_sequence(out, lengths.cpu(), batch_first=self.batch_first, enforce_sorted=False)
+        if packed:
+            out = pack_padded_sequence(
+                out, lengths.cpu(), batch_first=self.batch_first, enforce_sorted=False
+            )
         if unbatched: out, h_n = out.squeeze(0 if self.batch_first else 1), h_n.squeeze(1)
         if unbatched and return_fillers: fills = fills.squeeze(1)
         return (out, h_n, fills) if return_fillers else (out, h_n)
@@ -254,7 +280,9 @@ class TPRU(nn.Module):
             outs = []
             for r in range(self.dirs):
                 cell, i = self.cells[l * self.dirs + r], l * self.dirs + r
-                o, h, f = cell.run(x, None if h0 is None else h0[i], lengths, bool(r), return_fillers, plans[r])
+                o, h, f = cell.run(
+                    x, None if h0 is None else h0[i], lengths, bool(r), return_fillers, plans[r]
+                )
                 outs.append(o)
                 h_n.append(h)
                 if return_fillers: fills.append(f.squeeze(2) if cell.n_slices == 1 else f)

@@ -22,7 +22,9 @@ def load_logical_entailment(split: str) -> Dataset:
     "Logical entailment pairs: columns A, B and label (1 when A entails B); `split` validate, train, test_easy, ..."
     text = locate("logical_entailment", f"{split}.txt").read_text()
     rows = [l.split(",") for l in text.splitlines() if l.strip()]
-    return Dataset.from_dict({"A": [r[0] for r in rows], "B": [r[1] for r in rows], "label": [int(r[2]) for r in rows]})
+    return Dataset.from_dict(
+        {"A": [r[0] for r in rows], "B": [r[1] for r in rows], "label": [int(r[2]) for r in rows]}
+    )
 
 # %% ../../nbs/tpru/01_entailment.ipynb #e1f51d92
 LETTERS = string.ascii_lowercase
@@ -75,7 +77,9 @@ def n_operators(s: str) -> int:
 def _columns(n: int) -> tuple[int, ...]:
     "Truth-table columns of `n` variables as integers: bit `w` of column `i` is bit `i` of world `w`."
     w = np.arange(2**n, dtype=np.int64)
-    return tuple(int.from_bytes(np.packbits((w >> i) & 1, bitorder="little").tobytes(), "little") for i in range(n))
+    return tuple(
+        int.from_bytes(np.packbits((w >> i) & 1, bitorder="little").tobytes(), "little")
+        for i in range(n))
 
 def evaluate(tree, world: dict, mask: int = 1) -> int:
     ("Truth value (0/1) of `tree` in `world`; with truth-table integers as values and `mask` all ones, in "
@@ -105,7 +109,8 @@ def entails(a: str, b: str, chunk: int = 20) -> bool:
 # %% ../../nbs/tpru/01_entailment.ipynb #384fb900
 # connectives of A in validate.txt
 OPS_A = {3: 48, 4: 434, 5: 654, 6: 765, 7: 739, 8: 750, 9: 820, 10: 790}
-OPS_B = {1: 3, 2: 97, 3: 464, 4: 601, 5: 671, 6: 669, 7: 654, 8: 632, 9: 632, 10: 577}  # ... and of B
+# ... and of B
+OPS_B = {1: 3, 2: 97, 3: 464, 4: 601, 5: 671, 6: 669, 7: 654, 8: 632, 9: 632, 10: 577}
 
 def random_formula(n_ops: int, letters: str, rng: random.Random):
     "A random tree with exactly `n_ops` connectives over `letters` (Main.hs `gen_f`)."
@@ -144,7 +149,8 @@ def canonical(a: str, b: str) -> str:
     ("`a,b` with variables renamed in order of first appearance: equal exactly for alpha-equivalent pairs "
      "(Main.hs `deBruijn`).")
     names = {}
-    return "".join(names.setdefault(c, LETTERS[len(names)]) if c in LETTERS else c for c in f"{a},{b}")
+    return "".join(
+        names.setdefault(c, LETTERS[len(names)]) if c in LETTERS else c for c in f"{a},{b}")
 
 def generate_pairs(n: int, seed: int = 0, max_vars: int = 10, ops: tuple[int, int] | None = None,
                    run_pairs: int = 20, exclude: set[str] | None = None) -> Dataset:
@@ -160,7 +166,9 @@ def generate_pairs(n: int, seed: int = 0, max_vars: int = 10, ops: tuple[int, in
             rows += quad
     rows = rows[:n]
     rng.shuffle(rows)
-    return Dataset.from_dict({"A": [r[0] for r in rows], "B": [r[1] for r in rows], "label": [r[2] for r in rows]})
+    return Dataset.from_dict(
+        {"A": [r[0] for r in rows], "B": [r[1] for r in rows], "label": [r[2] for r in rows]}
+    )
 
 # %% ../../nbs/tpru/01_entailment.ipynb #dee7010e
 HELDOUT = ("validate", "test_easy", "test_hard", "test_big", "test_massive", "test_exam")
@@ -223,10 +231,14 @@ def entailment_batches(ds, batch_size: int, shuffle: bool = True, seed: int = 0,
     A, B, y = list(ds["A"]), list(ds["B"]), list(ds["label"])
     if permute:
         rng = random.Random(seed)
-        A, B = map(list, zip(*(permute_variables(a, b, rng) for a, b in zip(A, B)))) if A else (A, B)
+        A, B = (
+            map(list, zip(*(permute_variables(a, b, rng) for a, b in zip(A, B)))) if A else (A, B)
+        )
     out = []
-    for idx in bucket_batches([max(len(a), len(b)) for a, b in zip(A, B)], batch_size, shuffle, seed, pool):
+    for idx in bucket_batches([max(len(a), len(b)) for a, b in zip(A, B)], batch_size, shuffle,
+                              seed, pool):
         a, a_len = pad([encode(A[i]) for i in idx])
         b, b_len = pad([encode(B[i]) for i in idx])
-        out.append(dict(a=a, b=b, a_len=a_len, b_len=b_len, label=torch.tensor([y[i] for i in idx])))
+        out.append(dict(a=a, b=b, a_len=a_len, b_len=b_len,
+                        label=torch.tensor([y[i] for i in idx])))
     return out

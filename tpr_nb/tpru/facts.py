@@ -57,8 +57,9 @@ def bidaf_encoder(row) -> str:
 def bidaf_second_input(row) -> str:
     "What 14_bidaf's second layer reads per step, in units of d, read off a built model."
     m = _tpru(row, **BIDAF_FIXED)
-    return (f"[h; u~; h*u~; h*h~] ({m.enc.second.rnn.cells[0].input_size // row['d']}d), Seo et al.'s "
-            "trilinear similarity")
+    return (
+        f"[h; u~; h*u~; h*h~] ({m.enc.second.rnn.cells[0].input_size // row['d']}d), Seo et al.'s "
+        "trilinear similarity")
 
 def _biases(cells: list) -> str:
     c = cells[0]
@@ -66,7 +67,8 @@ def _biases(cells: list) -> str:
     return f"on all {len(named)} maps, b_b = b_x = {c.b_b.item():g}" if named else f"none, b_b = b_x = {c.b_b.item():g}"
 
 def _init(cells: list) -> str:
-    fan_in = all(c.V_x.abs().max() <= c.input_size ** -0.5 and c.W_x.abs().max() <= c.input_size ** -0.5 for c in cells)
+    fan_in = all(c.V_x.abs().max() <= c.input_size**-0.5 and c.W_x.abs().max() <= c.input_size**-0.5
+                 for c in cells)
     return "uniform +-1/sqrt(fan-in)" if fan_in else "uniform +-1/sqrt(d)"
 
 @protocol_fact
@@ -109,8 +111,12 @@ def classifier_head(row) -> str:
     m = _tpru(row)
     zero = not any(l.bias.any() for l in (m.mlp[0], m.mlp[3]))
     if m.mlp[3].out_features == 1:
-        return "one logit (binary cross-entropy), " + ("Kaiming-uniform, zero biases" if zero else "other init")
-    return "two logits (softmax cross-entropy), " + ("zero biases" if zero else "PyTorch's default init")
+        return "one logit (binary cross-entropy), " + (
+            "Kaiming-uniform, zero biases" if zero else "other init"
+        )
+    return "two logits (softmax cross-entropy), " + (
+        "zero biases" if zero else "PyTorch's default init"
+    )
 
 @protocol_fact
 def entail_batching(row) -> str:
@@ -156,7 +162,8 @@ def table2_param_rule(row) -> list:
 def _lm(row) -> RNNLM:
     "A small TPRU language model built as `run_lm` builds it under `row` (d = 8, vocabulary of 12)."
     torch.manual_seed(0)
-    return lm_model(next(k for k in row["kinds"] if k.startswith("tpru")), 12, Config(row, d=8, dropout=0.0))
+    return lm_model(next(k for k in row["kinds"] if k.startswith("tpru")), 12,
+                    Config(row, d=8, dropout=0.0))
 
 @protocol_fact
 def lm_layers(row) -> int:

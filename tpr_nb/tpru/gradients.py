@@ -40,7 +40,8 @@ def candidate_jacobian(cell: TPRUCell, x: Tensor, b: Tensor) -> Tensor:
 
 def step_jacobian(cell: TPRUCell, x: Tensor, b: Tensor) -> Tensor:
     "Eq. 7, corrected: the analytic $\\partial b_t/\\partial b_{t-1}$ (d x d) of a one-slice cell at input `x` and state `b`."
-    if cell.n_slices != 1: raise ValueError("the analytic Jacobian is written for one slice (n_slices=1)")
+    if cell.n_slices != 1:
+        raise ValueError("the analytic Jacobian is written for one slice (n_slices=1)")
     p = _parts(cell, x, b)
     g = p["g"]
     return ((p["bt"] - b) * g * (1 - g))[:, None] * cell.W_b + g[:, None] * candidate_jacobian(cell, x, b) + torch.diag(1 - g)
@@ -64,7 +65,9 @@ def autograd_jacobian(cell: TPRUCell, x: Tensor, b: Tensor) -> Tensor:
         return torch.autograd.functional.jacobian(lambda bb: cell(x[None], bb[None])[0], b)
 
 # %% ../../nbs/tpru/02_gradients.ipynb #74800d99
-def random_cell(variant: str = "ours", d: int = 16, d_in: int = 8, n_roles: int = 12, seed: int = 0) -> TPRUCell:
+def random_cell(
+    variant: str = "ours", d: int = 16, d_in: int = 8, n_roles: int = 12, seed: int = 0
+) -> TPRUCell:
     "A float64 cell with random parameters and non-zero biases, for the checks."
     torch.manual_seed(seed)
     c = TPRUCell(d_in, d, n_roles, variant=variant).double()

@@ -301,15 +301,18 @@ def build(cc: str | None = None, cache: Path | None = None) -> Path | None:
     if lib.exists(): return lib
     lib.parent.mkdir(parents=True, exist_ok=True)
     err = ""
-    for flags in (FLAGS, [f for f in FLAGS if f != "-march=native"]):         # a compiler without -march=native
+    # a compiler without -march=native
+    for flags in (FLAGS, [f for f in FLAGS if f != "-march=native"]):
         try:
-            with atomic_path(lib) as out:                         # a process beside this one sees all or nothing
+            # a process beside this one sees all or nothing
+            with atomic_path(lib) as out:
                 r = subprocess.run([cc, *flags, "-x", "c", "-", "-o", str(out)], input=SOURCE, capture_output=True,
                                    text=True, timeout=300)
                 if r.returncode: raise RuntimeError(r.stderr.strip()[-500:])
             return lib
         except RuntimeError as e: err = str(e)
-        except (OSError, subprocess.TimeoutExpired) as e:                    # no such compiler, or it hangs
+        # no such compiler, or it hangs
+        except (OSError, subprocess.TimeoutExpired) as e:
             err = str(e)
             break
     warnings.warn(f"the TPRU slice kernel could not be built with {cc!r} ({err}); TPRUScan runs PyTorch's operators")
@@ -355,12 +358,14 @@ def _ptr(t: Tensor | None) -> ctypes.c_void_p | None:
 def _dense(*ts):
     "Refuse any tensor of `ts` that is not contiguous (the kernel reads them as dense arrays)."
     for t in ts:
-        if t is not None and not t.is_contiguous(): raise ValueError("the kernel takes contiguous tensors")
+        if t is not None and not t.is_contiguous():
+            raise ValueError("the kernel takes contiguous tensors")
 
 def _lib() -> ctypes.CDLL:
     "The kernel, or an error saying it is off or not built."
     lib = kernel()
-    if lib is None: raise RuntimeError("the TPRU slice kernel is switched off or could not be built")
+    if lib is None:
+        raise RuntimeError("the TPRU slice kernel is switched off or could not be built")
     return lib
 
 def fill_forward(vb: Tensor, vx: Tensor, Ua: Tensor, R: Tensor, eps: float, bt: Tensor, fills: Tensor | None = None):
@@ -377,7 +382,9 @@ def fill_backward(vb: Tensor, vx: Tensor, Ua: Tensor, R: Tensor, eps: float, dbt
     "One step back from `dbt` (n, d) and `dfl` (n, K, N) or None: `d_vb` (n, K w, rows may be longer), `d_vx`; adds into `dU`, `dR` (K, d/K, N)."
     (n, K, w), N = vx.shape, R.shape[2]
     if d_vb.shape != (n, K * w) or dbt.shape != (n, K * (w - 1)) or dU.shape != R.shape or dR.shape != R.shape:
-        raise ValueError("shapes do not fit: d_vb (n, K w), dbt (n, K (w - 1)), dU and dR (K, w - 1, N)")
+        raise ValueError(
+            "shapes do not fit: d_vb (n, K w), dbt (n, K (w - 1)), dU and dR (K, w - 1, N)")
     _dense(vb, vx, Ua, R, dbt, dfl, d_vx, dU, dR)
     ptrs, outs = [_ptr(t) for t in (vb, vx, Ua, R)], [_ptr(t) for t in (d_vb, d_vx, dU, dR)]
-    _lib().tpru_fill_backward(n, K, w - 1, N, *ptrs, eps, _ptr(dbt), _ptr(dfl), d_vb.stride(0), *outs)
+    _lib().tpru_fill_backward(n, K, w - 1, N, *ptrs, eps, _ptr(dbt), _ptr(dfl), d_vb.stride(0),
+                              *outs)

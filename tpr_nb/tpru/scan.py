@@ -40,7 +40,8 @@ def _step_parts(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: T
     if softmax: a, f = fb, torch.softmax(fb + rx, -1)
     else:
         a = torch.relu(fb + b_b)
-        f = square_normalise(a + rx, eps)                           # Eqs. 4-5 (the input half precomputed)
+        # Eqs. 4-5 (the input half precomputed)
+        f = square_normalise(a + rx, eps)
     return g, f, a, _bind(f, RT)
 
 def tpru_step(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Tensor,
@@ -50,17 +51,20 @@ def tpru_step(b: Tensor, gx: Tensor, rx: Tensor, M: Tensor, RT: Tensor, b_b: Ten
     g, f, _, bt = _step_parts(b, gx, rx, M, RT, b_b, softmax, eps)
     return torch.lerp(b, bt, g), f                                  # Eq. 2: g bt + (1 - g) b
 
-# how `sequence` runs the time loop: empty = `TPRUScan`; {'fn': None} = `FusedScan`; {'fn': step} = autograd
-# through `step`
+# how `sequence` runs the time loop: empty = `TPRUScan`; {'fn': None} = `FusedScan`; {'fn':
+# step} = autograd through `step`
 _STEP = {}
-_LOOPS = dict(fused=lambda: None, autograd=lambda: tpru_step, script=lambda: torch.jit.script(tpru_step),
+_LOOPS = dict(fused=lambda: None,
+              autograd=lambda: tpru_step,
+              script=lambda: torch.jit.script(tpru_step),
               compile=lambda: torch.compile(tpru_step, dynamic=False))
 
 def fuse_step(how: str | None = "compile"):
     ("How `TPRUCell.sequence` runs its time loop: None (the default) `TPRUScan`; 'fused' the loop before "
      "issue 50 (`FusedScan`); or under autograd, the plain step ('autograd') or the step fused by "
      "`torch.compile` ('compile') or TorchScript ('script').")
-    if how is not None and how not in _LOOPS: raise ValueError(f"how must be None or one of {list(_LOOPS)}, not {how!r}")
+    if how is not None and how not in _LOOPS:
+        raise ValueError(f"how must be None or one of {list(_LOOPS)}, not {how!r}")
     _STEP.clear()
     if how is not None: _STEP["fn"] = _LOOPS[how]()
 
@@ -104,7 +108,8 @@ class FusedScan(torch.autograd.Function):
         rx, M, RT, Bp, G, BT, F, A, mask = ctx.saved_tensors
         T, B, d = Bp.shape
         K, N = RT.shape[:2]
-        if mask is not None: d_out, d_fills = d_out * mask[..., None], d_fills * mask[..., None, None]
+        if mask is not None:
+            d_out, d_fills = d_out * mask[..., None], d_fills * mask[..., None, None]
         dZ, dBT = Bp.new_empty(T, B, d + K * N), Bp.new_empty(T, B, d)
         d_rx = torch.zeros_like(F)
         delta = d_b.clone()
@@ -121,20 +126,24 @@ class FusedScan(torch.autograd.Function):
             f = F[t]
             inner = (df * f).sum(-1, keepdim=True)
             if ctx.softmax: du = dfb = f * (df - inner)
-            else:                                                                    # normalise and relu (Eqs. 4-5)
+            # normalise and relu (Eqs. 4-5)
+            else:
                 u = A[t] + rx[:, t]
                 s = (u * u).sum(-1, keepdim=True)
-                du = torch.where(s > ctx.eps, 2 * u / s.clamp_min(ctx.eps) * (df - inner), 2 * u / ctx.eps * df)
+                du = torch.where(s > ctx.eps, 2 * u / s.clamp_min(ctx.eps) * (df - inner),
+                                 2 * u / ctx.eps * df)
                 dfb = du * (A[t] > 0)
             d_rx[t] = du
             dZ[t, :, d:] = dfb.reshape(B, K * N)
             delta = dZ[t] @ M.T + delta * (1 - g)
             if mask is not None: delta = delta + skip
-        dM = Bp.reshape(T * B, d).T @ dZ.reshape(T * B, -1)                         # weight gradients: one product each
+        # weight gradients: one product each
+        dM = Bp.reshape(T * B, d).T @ dZ.reshape(T * B, -1)
         dRT = torch.einsum("tbkn,tbkj->knj", F, dBT.reshape(T, B, K, d // K))
         if ctx.softmax: d_bb = None
         elif ctx.bb_scalar: d_bb = dZ[..., d:].sum().reshape(())
-        else: d_bb = dZ[..., d:].reshape(T * B, K, N).sum(0)                       # one b_b per slice and role
+        # one b_b per slice and role
+        else: d_bb = dZ[..., d:].reshape(T * B, K, N).sum(0)
         return dZ[..., :d].transpose(0, 1), d_rx.transpose(0, 1), delta, dM, dRT, d_bb, None, None, None
 
 # %% ../../nbs/tpru/00a_scan.ipynb #5ca9b1e0
@@ -162,21 +171,26 @@ def _fillers(vb: Tensor, vx: Tensor, Ua: Tensor | None, softmax: bool, eps: floa
     P = _scratch("P", (2 * K, n, N), vb)
     if Ua is None:
         P[:K], P[K:] = vb, vx
-    else:                                                            # the second stage: [v | b] [U_k; 1] = f + b
+    # the second stage: [v | b] [U_k; 1] = f + b
+    else:
         torch.bmm(vb, Ua, out=P[:K])
         torch.bmm(vx, Ua, out=P[K:])
     u = torch.add(P.relu_()[:K], P[K:], out=_scratch("u", (K, n, N), vb))       # Eq. 5
     sq = torch.mul(u, u, out=_scratch("sq", (K, n, N), vb))
-    return P, u, sq, sq.sum(-1, keepdim=True).clamp_min_(eps)                    # Eq. 4's numerator, denominator
+    # Eq. 4's numerator, denominator
+    return P, u, sq, sq.sum(-1, keepdim=True).clamp_min_(eps)
 
 class TPRUScan(torch.autograd.Function):
     ("The time loop on packed rows (`TPRUCell.scan`) with its backward written out: `apply(gx, vx, b0, M, "
      "cv, U, R, ns, where, rows, softmax, eps)` -> outputs (L, d), final states (B, d), fillers (rows, K, N) or None.")
     @staticmethod
     def forward(ctx, gx, vx, b0, M, cv, U, R, ns, where, rows, softmax, eps):
-        L, d = gx.shape                                  # L packed rows, step by step: step t is the next ns[t] rows
-        K, s, N = R.shape                                # R, U: K, d/K, N; vx: L, K, w (w = N fused, else d/K + 1)
-        w, fast = vx.shape[2], kernel_applies(vx, U, R, softmax)                    # the slice kernel (`00b_kernel`)
+        # L packed rows, step by step: step t is the next ns[t] rows
+        L, d = gx.shape
+        # R, U: K, d/K, N; vx: L, K, w (w = N fused, else d/K + 1)
+        K, s, N = R.shape
+        # the slice kernel (`00b_kernel`)
+        w, fast = vx.shape[2], kernel_applies(vx, U, R, softmax)
         Ua = None if U is None else torch.cat([U, U.new_ones(K, 1, N)], 1)
         Bp, Dt, G, out, Zv = (gx.new_empty(L, c) for c in (d, d, d, d, K * w))
         fills = None if where is None else gx.new_zeros(rows, K, N)
@@ -187,19 +201,24 @@ class TPRUScan(torch.autograd.Function):
             o += n
             bp = b[:n]
             Bp[r] = bp
-            g = torch.addmm(gx[r], bp, WbT, out=G[r]).sigmoid_()                   # the gate of Eq. 2
+            # the gate of Eq. 2
+            g = torch.addmm(gx[r], bp, WbT, out=G[r]).sigmoid_()
             # f_b + b_b, or V_b b with b_b beside each slice
             zv, dt = torch.addmm(cv, bp, Vb, out=Zv[r]), Dt[r]
             if fast:
                 fl = None if fills is None else _scratch("fl", (n, K, N), gx)
-                fill_forward(zv, vx[r], Ua, R, eps, dt, fl)                         # Eqs. 3-6 in one C loop
+                # Eqs. 3-6 in one C loop
+                fill_forward(zv, vx[r], Ua, R, eps, dt, fl)
                 if fl is not None: fills.index_copy_(0, where[r], fl)
             else:
-                _, _, f, S = _fillers(zv.view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1), Ua, softmax, eps)
-                bt = torch.bmm(R, f.mT)                                             # Eq. 6 per slice: K, d/K, n
+                _, _, f, S = _fillers(
+                    zv.view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1), Ua, softmax, eps)
+                # Eq. 6 per slice: K, d/K, n
+                bt = torch.bmm(R, f.mT)
                 if not softmax: bt.div_(S.mT)
                 dt.view(n, K, s).permute(1, 2, 0).copy_(bt)
-                if fills is not None: fills.index_copy_(0, where[r], (f if softmax else f / S).transpose(0, 1))
+                if fills is not None:
+                    fills.index_copy_(0, where[r], (f if softmax else f / S).transpose(0, 1))
             dt.sub_(bp)                                                             # bt - b_{t-1}
             out[r] = bp.addcmul_(g, dt)                                             # Eq. 2
         ctx.save_for_backward(vx, M, U, R, Bp, Zv, G, Dt, where)
@@ -230,12 +249,14 @@ class TPRUScan(torch.autograd.Function):
             dzg = torch.mul(dbt, Dt[r], out=dZ[r, :d])
             dzg.addcmul_(dzg, g, value=-1)                                          # gate (Eq. 2)
             dfl = None if d_fills is None else d_fills.index_select(0, where[r])
-            if fast:                                                                # Eqs. 6-3 back, in one C loop
+            # Eqs. 6-3 back, in one C loop
+            if fast:
                 fill_backward(Zv[r], vx[r], Ua, R, eps, dbt, dfl, dZ[r, d:], d_vx[r], dU, dR)
                 delta[:n] = torch.addmm(dl - dbt, dZ[r], MT)
                 continue
             vb, vxt = Zv[r].view(n, K, w).transpose(0, 1), vx[r].transpose(0, 1)
-            P, u, f, S = _fillers(vb, vxt, Ua, softmax, eps)                        # recomputed, not stored
+            # recomputed, not stored
+            P, u, f, S = _fillers(vb, vxt, Ua, softmax, eps)
             dbk = dbt.view(n, K, s).transpose(0, 1)
             if dfl is not None: dfl = dfl.transpose(0, 1)
             if softmax:
@@ -246,18 +267,22 @@ class TPRUScan(torch.autograd.Function):
                 dPb = dPx = dP
             else:
                 dbk = dbk * (2 / S)
-                df = torch.bmm(dbk, R, out=_scratch("df", (K, n, N), dl))             # bind (Eq. 6): 2 dL/df / s
+                # bind (Eq. 6): 2 dL/df / s
+                df = torch.bmm(dbk, R, out=_scratch("df", (K, n, N), dl))
                 if dfl is not None: df.addcdiv_(dfl, S, value=2)
                 dR.baddbmm_(dbk.mT, f, alpha=0.5)
                 c = torch.linalg.vecdot(df, f).unsqueeze_(-1).div_(S).masked_fill_(S <= eps, 0)
-                du = df.sub_(c).mul_(u)                                             # normalise (Eq. 4): dL/du
-                dP = _scratch("dP", (2 * K, n, N), dl)                              # relu (Eq. 5), both halves at once
+                # normalise (Eq. 4): dL/du
+                du = df.sub_(c).mul_(u)
+                # relu (Eq. 5), both halves at once
+                dP = _scratch("dP", (2 * K, n, N), dl)
                 torch.ops.aten.threshold_backward.grad_input(du, P.view(2, K, n, N), 0, grad_input=dP.view(2, K, n, N))
                 dPb, dPx = dP[:K], dP[K:]
             if U is None: dVb, dVx = dPb.transpose(0, 1), dPx.transpose(0, 1)
             # the second stage's backward (Eq. 3)
             else:
-                dVT = torch.bmm(Ua, dP.mT) if softmax else torch.bmm(Ua2, dP.mT)   # (2)K, d/K + 1, n
+                # (2)K, d/K + 1, n
+                dVT = torch.bmm(Ua, dP.mT) if softmax else torch.bmm(Ua2, dP.mT)
                 dVb, dVx = dVT[:K].permute(2, 0, 1), dVT[-K:].permute(2, 0, 1)
                 dU.baddbmm_(vb[..., :s].mT, dPb).baddbmm_(vxt[..., :s].mT, dPx)
             dZ[r, d:].view(n, K, w).copy_(dVb)

@@ -18,14 +18,19 @@ import tpr_nb.tpru.training as tt
 __all__ = ['entail_step_times']
 
 # %% ../../nbs/tpru/03b_speed.ipynb #f0a1b2c9
-def entail_step_times(names=("gru", "lstm", "tpru-512", "tpru-512x8"), device: str = "cuda", rounds: int = 5,
-                      n_batches: int = 8, seed: int = 0) -> dict:
+def entail_step_times(names=("gru", "lstm", "tpru-512", "tpru-512x8"),
+                      device: str = "cuda",
+                      rounds: int = 5,
+                      n_batches: int = 8,
+                      seed: int = 0) -> dict:
     ("Median seconds per training step, and per evaluation, of `ENTAIL`'s full-row models `names` (TPRU Table 2) "
      "on `device`: the unit's cost on that device, with the device's name.")
     c = profile_config(tt.ENTAIL, "full")
     pairs = ent.train_split(c.batch_size * n_batches, seed=seed + 1)
-    batches = [to_device(b, device) for b in ent.entailment_batches(pairs, c.batch_size, shuffle=True, seed=seed,
-                                                                    permute=c.permute, pool=c.pool)]
+    batches = [
+        to_device(b, device) for b in ent.entailment_batches(
+            pairs, c.batch_size, shuffle=True, seed=seed, permute=c.permute, pool=c.pool)
+    ]
     models = {}
     for n in names:
         torch.manual_seed(seed)

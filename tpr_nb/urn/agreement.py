@@ -21,13 +21,15 @@ def tsv_rows(text: str, source: str, need, ints=()):
     reader = csv.reader(io.StringIO(text), delimiter="\t")
     head = next(reader, None)
     if head is None or (missing := [c for c in need if c not in head]):
-        raise ValueError(f"{source}, row 1 (the header): no column {', '.join(missing if head else need)}")
+        raise ValueError(
+            f"{source}, row 1 (the header): no column {', '.join(missing if head else need)}")
     for row in reader:
         if not any(v.strip() for v in row): continue
         r = dict(zip(head, row))
         if missing := [c for c in need if c not in r]:
-            raise ValueError(f"{source}, row {reader.line_num}: no {', '.join(missing)} ({len(row)} "
-                             f"fields, the header has {len(head)})")
+            raise ValueError(
+                f"{source}, row {reader.line_num}: no {', '.join(missing)} ({len(row)} "
+                f"fields, the header has {len(head)})")
         if bad := next((c for c in ints if not re.fullmatch(r"[+-]?\d+", r[c].strip())), None):
             raise ValueError(f"{source}, row {reader.line_num}: {bad} {r[bad]!r} is not an integer")
         yield reader.line_num, r
@@ -41,8 +43,9 @@ def load_linzen_testset() -> Dataset:
     # checksummed; and checked row by row, so a change is named
     for i, (s, g) in enumerate(zip(sents, gold), 1):
         if len(g) != 4 or not (g[0].isdigit() and g[3].isdigit()) or not int(g[0]) < len(s.split()):
-            raise ValueError(f"{f}, row {i}: expected 'verb index<TAB>right<TAB>wrong<TAB>attractors' "
-                             f"with the index inside its sentence; got {g}")
+            raise ValueError(
+                f"{f}, row {i}: expected 'verb index<TAB>right<TAB>wrong<TAB>attractors' "
+                f"with the index inside its sentence; got {g}")
     if len(sents) != len(gold):
         raise ValueError(f"{f}: {len(gold)} rows for the {len(sents)} sentences of its .text file")
     return Dataset.from_dict({"tokens": [s.split() for s in sents], "verb_index": [int(g[0]) for g in gold],
@@ -62,13 +65,14 @@ def agreement_instances(tokens, upos, feats, head, deprel) -> list[dict]:
     for v, fv in enumerate(F):
         agreeing_tense = fv.get("Tense") == "Pres" or tokens[v].lower() in ("was", "were")
         if not (fv.get("VerbForm") == "Fin" and agreeing_tense and fv.get("Person") == "3"
-                and fv.get("Number") in NUMBERS): continue
+                and fv.get("Number") in NUMBERS):            continue
         clause = head[v] - 1 if deprel[v] in ("cop", "aux", "aux:pass") else v
         subjects = [i for i in range(v) if head[i] - 1 == clause and deprel[i] in ("nsubj", "nsubj:pass")
                     and upos[i] == "NOUN" and F[i].get("Number") == fv["Number"]]
         if not subjects: continue
         s, number = subjects[-1], fv["Number"]
-        attractors = sum(upos[i] == "NOUN" and F[i].get("Number", number) != number for i in range(s + 1, v))
+        attractors = sum(upos[i] == "NOUN" and F[i].get("Number", number) != number
+                         for i in range(s + 1, v))
         out.append(dict(prefix=[t.lower() for t in tokens[:v]], label=NUMBERS.index(number), attractors=attractors,
                         verb=tokens[v].lower(), subject=s))
     return out
@@ -99,8 +103,11 @@ def linzen_test_agreement() -> tuple[list[dict], int]:
         if y is None:
             dropped += 1
             continue
-        out.append(dict(prefix=[t.lower() for t in ex["tokens"][:ex["verb_index"]]], label=y, attractors=ex["attractors"],
-                        verb=ex["right"].lower()))
+        out.append(
+            dict(prefix=[t.lower() for t in ex["tokens"][:ex["verb_index"]]],
+                 label=y,
+                 attractors=ex["attractors"],
+                 verb=ex["right"].lower()))
     return out, dropped
 
 # %% ../../nbs/urn/02_agreement.ipynb #bfa78a6c
@@ -112,8 +119,9 @@ def parse_linzen_tsv(text: str, source: str = "<text>") -> list[dict]:
     for i, row in tsv_rows(text, source, cols, ints=("verb_index", "n_diff_intervening")):
         words, v = row["sentence"].split(), int(row["verb_index"]) - 1
         if not 0 <= v < len(words):      # 1-based: 0 would put the verb (the label) into the prefix
-            raise ValueError(f"{source}, row {i}: verb_index {row['verb_index']} is outside the sentence "
-                             f"(1..{len(words)}): {row['sentence'][:80]!r}")
+            raise ValueError(
+                f"{source}, row {i}: verb_index {row['verb_index']} is outside the sentence "
+                f"(1..{len(words)}): {row['sentence'][:80]!r}")
         if row["verb_pos"] not in ("VBZ", "VBP"): continue
         out.append(dict(prefix=[w.lower() for w in words[:v]], label=int(row["verb_pos"] == "VBP"),
                         attractors=int(row["n_diff_intervening"]), verb=words[v].lower()))
@@ -122,16 +130,22 @@ def parse_linzen_tsv(text: str, source: str = "<text>") -> list[dict]:
 def linzen_corpus() -> list[dict]:
     "All instances of the full Linzen et al. corpus; raises `DataMissingError` (with how to get it) when it is absent."
     path = locate("linzen_agreement", "agr_50_mostcommon_10K.tsv.gz")
-    with gzip.open(path, "rt", encoding="utf-8") as fh: return parse_linzen_tsv(fh.read(), str(path))
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return parse_linzen_tsv(fh.read(), str(path))
 
 # %% ../../nbs/urn/02_agreement.ipynb #b3857c70
 def agreement_vocab(instances: list[dict], min_count: int = 2) -> Vocab:
     "Lower-cased words of the training prefixes seen at least `min_count` times, with `<pad>` = 0 and `<unk>`."
-    return Vocab((w for x in instances for w in x["prefix"]), min_freq=min_count, specials=("<pad>",),
+    return Vocab((w for x in instances for w in x["prefix"]),
+                 min_freq=min_count,
+                 specials=("<pad>", ),
                  unk="<unk>")
 
 def agreement_tensors(instances: list[dict], vocab: Vocab, max_len: int = 50) -> dict:
     "`tokens` `(N, L)` right-padded, `lengths`, `labels`, `attractors` for a list of instances."
-    tokens, lengths = pad([vocab.encode(x["prefix"][-max_len:]) or [vocab["<unk>"]] for x in instances], 0)
-    return dict(tokens=tokens, lengths=lengths,
-                labels=torch.tensor([x["label"] for x in instances]), attractors=torch.tensor([x["attractors"] for x in instances]))
+    tokens, lengths = pad(
+        [vocab.encode(x["prefix"][-max_len:]) or [vocab["<unk>"]] for x in instances], 0)
+    return dict(tokens=tokens,
+                lengths=lengths,
+                labels=torch.tensor([x["label"] for x in instances]),
+                attractors=torch.tensor([x["attractors"] for x in instances]))

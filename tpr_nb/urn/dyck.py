@@ -23,8 +23,9 @@ CLOSE_IDS = tuple(STOI[c] for c in CLOSE)
 def _completions(remaining: int, height: int, max_depth: int) -> int:
     if height < 0 or height > max_depth or height > remaining: return 0
     if remaining == 0: return 1
-    return _completions(remaining - 1, height + 1, max_depth) + _completions(remaining - 1, height - 1,
-                                                                             max_depth)
+    return _completions(remaining - 1, height + 1, max_depth) + _completions(
+        remaining - 1, height - 1, max_depth
+    )
 
 def dyck_shape(n_pairs: int, max_depth: int, rng: random.Random) -> list[bool]:
     "A uniformly random well-nested shape of `n_pairs` pairs with depth <= `max_depth`: True = open."
@@ -77,21 +78,25 @@ def is_dyck(s: str) -> bool:
 # %% ../../nbs/urn/01_dyck.ipynb #31665ae1
 def closing_stats(s: str) -> list[tuple[int, int, int, int]]:
     "`(position, attractors, distance, level)` for every closing bracket of `s`."
-    stack, out = [], []                                # entries: [kind, position, attractors so far]
+    # entries: [kind, position, attractors so far]
+    stack, out = [], []
     for i, c in enumerate(check_brackets(s)):
         if c in OPEN:
             for e in stack:
                 if e[0] != c: e[2] += 1
             stack.append([c, i, 0])
         else:
-            if not stack: raise ValueError(f"{s!r}: the closing bracket at position {i} has no opening one")
+            if not stack:
+                raise ValueError(f"{s!r}: the closing bracket at position {i} has no opening one")
             level = len(stack)
             kind, j, a = stack.pop()
             out.append((i, a, i - j, level))
     return out
 
 # %% ../../nbs/urn/01_dyck.ipynb #dac8401e
-def dyck_data(n: int, n_pairs: int = 10, max_depth: int = 3, seed: int = 0, n_kinds: int = len(PAIRS)) -> dict:
+def dyck_data(
+    n: int, n_pairs: int = 10, max_depth: int = 3, seed: int = 0, n_kinds: int = len(PAIRS)
+) -> dict:
     "`n` random words as tensors: `tokens`, `targets`, `attractors`, `distance`, `level` (all `(n, 2 n_pairs + 1)`), and the strings."
     rng = random.Random(seed)
     words = [dyck_string(n_pairs, max_depth, rng, n_kinds) for _ in range(n)]

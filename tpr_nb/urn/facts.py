@@ -96,7 +96,9 @@ def optimizer_name(row) -> str:
 def adam_eps(row) -> float:
     "Adam's epsilon, read off the optimiser the training loop builds."
     cfg = train_config(Config(row))
-    return make_optimizer([nn.Parameter(torch.zeros(1))], cfg.optimizer, cfg.lr, cfg.betas).defaults["eps"]
+    return make_optimizer(
+        [nn.Parameter(torch.zeros(1))], cfg.optimizer, cfg.lr, cfg.betas
+    ).defaults["eps"]
 
 @protocol_fact
 def grad_clipping(row) -> str:
@@ -116,7 +118,8 @@ def batch_order(row) -> str:
     "How training batches are drawn each epoch: Dyck from `index_batches`, agreement from length buckets."
     import inspect
     if "n_pairs" in row:
-        fresh = not torch.equal(torch.stack(index_batches(64, 8, 0)), torch.stack(index_batches(64, 8, 1)))
+        fresh = not torch.equal(torch.stack(index_batches(64, 8, 0)),
+                                torch.stack(index_batches(64, 8, 1)))
         return "a fresh shuffle every epoch" if fresh else "one fixed order"
     pool = inspect.signature(bucket_batches).parameters["pool"].default
     return f"length-bucketed (pools of {pool} batches), a fresh shuffle every epoch"
@@ -191,7 +194,9 @@ def spectrum_rule(row) -> str:
 def dyck_objective(row) -> str:
     "The Dyck training target: the next symbol at every position of the word (the position after it ignored)."
     d = dyck_data(8, row["n_pairs"], row["train_depth"], seed=0)
-    shifted = torch.equal(d["targets"][:, :-1], d["tokens"][:, 1:]) and not d["targets"][:, -1].any()
+    shifted = (
+        torch.equal(d["targets"][:, :-1], d["tokens"][:, 1:]) and not d["targets"][:, -1].any()
+    )
     return "next-symbol cross-entropy at every symbol" if shifted else "other"
 
 @protocol_fact
@@ -223,7 +228,9 @@ def agreement_splits(row) -> str:
 def agreement_tests(row) -> str:
     "The sets Fig. 2 is read on: the test split, and the Linzen test subset when this machine has it."
     sub = _have("linzen_agreement", "colorlessgreen_linzen_testset/subj_agr_filtered.gold")
-    test = "the held-out test split" if agreement_corpus(row).startswith("Linzen") else "UD-EWT test"
+    test = (
+        "the held-out test split" if agreement_corpus(row).startswith("Linzen") else "UD-EWT test"
+    )
     return test + (" + the Linzen test subset (Gulordava et al. 2018)" if sub else "")
 
 @protocol_fact

@@ -20,8 +20,9 @@ def n_generator_params(n: int) -> int:
 def skew(upper: Tensor, n: int) -> Tensor:
     "`(..., n(n-1)/2)` upper-triangle entries -> `(..., n, n)` skew-symmetric matrices (zero diagonal)."
     if upper.shape[-1] != n_generator_params(n):
-        raise ValueError(f"an {n}x{n} skew-symmetric matrix has {n_generator_params(n)} free entries, "
-                         f"got {upper.shape[-1]}")
+        raise ValueError(
+            f"an {n}x{n} skew-symmetric matrix has {n_generator_params(n)} free entries, "
+            f"got {upper.shape[-1]}")
     i, j = torch.triu_indices(n, n, 1, device=upper.device)
     S = upper.new_zeros(*upper.shape[:-1], n, n)
     S[..., i, j] = upper
@@ -33,12 +34,14 @@ def evolve(Q: Tensor, index: Tensor, s0: Tensor, gemm_limit: int = 2048) -> Tens
     U, n, _ = Q.shape
     B, T = index.shape
     s, out = s0, []
-    if U * n <= gemm_limit:                                    # one GEMM per step against all U matrices
+    # one GEMM per step against all U matrices
+    if U * n <= gemm_limit:
         Qcat, rows = Q.permute(2, 0, 1).reshape(n, U * n), torch.arange(B, device=Q.device)
         for t in range(T):
             s = (s @ Qcat).view(B, U, n)[rows, index[:, t]]
             out.append(s)
-    else:                                                      # one small matrix-vector product per row
+    # one small matrix-vector product per row
+    else:
         for t in range(T):
             s = torch.bmm(Q[index[:, t]], s.unsqueeze(-1)).squeeze(-1)
             out.append(s)
@@ -68,8 +71,10 @@ class URN(nn.Module):
 
     def states(self, tokens: Tensor) -> Tensor:
         "`(B, T, n)` states after each token; one matrix exponential per distinct token of the batch."
-        uniq, index = torch.unique(check_ids(tokens, self.generator.num_embeddings), return_inverse=True)
-        return evolve(self.orthogonal(uniq), index, self.s0.expand(tokens.shape[0], -1), self.gemm_limit)
+        uniq, index = torch.unique(check_ids(tokens, self.generator.num_embeddings),
+                                   return_inverse=True)
+        return evolve(self.orthogonal(uniq), index, self.s0.expand(tokens.shape[0], -1),
+                      self.gemm_limit)
 
     def forward(self, tokens: Tensor) -> Tensor:
         "Logits `(B, T, n_out)` read off the state after each token."
@@ -125,5 +130,6 @@ class LSTMTagger(nn.Module):
         self.lstm = nn.LSTM(d_embed, d_hidden, batch_first=True)
         self.readout = nn.Linear(d_hidden, n_out)
 
-    def states(self, tokens: Tensor) -> Tensor: return self.lstm(self.embed(check_ids(tokens, self.embed.num_embeddings)))[0]
+    def states(self, tokens: Tensor) -> Tensor:
+        return self.lstm(self.embed(check_ids(tokens, self.embed.num_embeddings)))[0]
     def forward(self, tokens: Tensor) -> Tensor: return self.readout(self.states(tokens))

@@ -40,7 +40,9 @@ def accuracy_by(correct: Tensor, bins: Tensor, repeats: int = 1) -> pd.DataFrame
     g = df.groupby("bin")["ok"].agg(["size", "sum"]).rename(columns={"size": "n", "sum": "correct"})
     ci = [wilson_interval(k / repeats, n / repeats) for k, n in zip(g["correct"], g["n"])]
     return g.assign(accuracy=100 * g["correct"] / g["n"],
-                    lo=[100 * a for a, _ in ci], hi=[100 * b for _, b in ci], examples=g["n"] / repeats)
+                    lo=[100 * a for a, _ in ci],
+                    hi=[100 * b for _, b in ci],
+                    examples=g["n"] / repeats)
 
 # %% ../../nbs/urn/03_training.ipynb #cbeddf81
 def top_bin(table: pd.DataFrame, min_n: int = 20) -> int:
@@ -51,7 +53,8 @@ def top_bin(table: pd.DataFrame, min_n: int = 20) -> int:
 
 def intervals_overlap(table: pd.DataFrame, a: int, b: int) -> bool:
     "Whether the 95% intervals of bins `a` and `b` overlap."
-    return bool(table.loc[a, "lo"] <= table.loc[b, "hi"] and table.loc[b, "lo"] <= table.loc[a, "hi"])
+    return bool(table.loc[a, "lo"] <= table.loc[b, "hi"]
+                and table.loc[b, "lo"] <= table.loc[a, "hi"])
 
 def gap_se(table: pd.DataFrame, a: int, b: int) -> float:
     "The binomial standard error, in points, of the accuracy at bin `a` minus that at bin `b` (apart examples)."
@@ -65,7 +68,8 @@ def plot_accuracy_by(tables: dict, ax=None, xlabel: str = "attractors", title: s
     ax = ax or plt.subplots(figsize=(5.5, 3.2))[1]
     for i, (name, t) in enumerate(tables.items()):
         t = t[t["n"] >= min_n]
-        x = t.index.to_numpy() + 0.08 * (i - (len(tables) - 1) / 2)          # side by side, not on top
+        # side by side, not on top
+        x = t.index.to_numpy() + 0.08 * (i - (len(tables) - 1) / 2)
         ax.errorbar(x, t["accuracy"], yerr=[t["accuracy"] - t["lo"], t["hi"] - t["accuracy"]], fmt="o-",
                     ms=3, capsize=2, label=name)
     ax.set(xlabel=xlabel, ylabel="accuracy %", title=title)
@@ -87,15 +91,20 @@ def dyck_closing(model: nn.Module, data: dict, batch_size: int = 1024) -> dict:
     close = torch.tensor(CLOSE_IDS, device=dev)
     ok, losses = [], []
     for i in range(0, len(data["tokens"]), batch_size):
-        b = to_device({k: data[k][i : i + batch_size] for k in ("tokens", "targets", "attractors")}, dev)
+        b = to_device(
+            {k: data[k][i : i + batch_size] for k in ("tokens", "targets", "attractors")}, dev
+        )
         logits = model(b["tokens"])
         losses.append(Fn.cross_entropy(logits.flatten(0, 1), b["targets"].flatten(), ignore_index=0, reduction="sum"))
         pred = close[logits[..., close].argmax(-1)]
         ok.append((pred == b["targets"])[b["attractors"] >= 0].cpu())
     mask = data["attractors"] >= 0
     n_scored = (data["targets"] != 0).sum().item()
-    return dict(correct=torch.cat(ok), attractors=data["attractors"][mask], distance=data["distance"][mask],
-                level=data["level"][mask], loss=(sum(losses) / n_scored).item())
+    return dict(correct=torch.cat(ok),
+                attractors=data["attractors"][mask],
+                distance=data["distance"][mask],
+                level=data["level"][mask],
+                loss=(sum(losses) / n_scored).item())
 
 def index_batches(n: int, batch_size: int, seed: int) -> list[Tensor]:
     "A seeded shuffle of `range(n)` cut into batches (the last, short one dropped)."
@@ -117,7 +126,8 @@ def dyck_sets(c: Config, seed: int) -> dict:
     s = 10_000 * seed
     return dict(train=(c.n_train, c.n_pairs, c.train_depth, s + 1),
                 valid=(c.n_valid, c.n_pairs, c.train_depth, s + 2),
-                long=(c.n_test, c.test_pairs, c.train_depth, s + 3), deep=(c.n_test, c.n_pairs, c.n_pairs, s + 4))
+                long=(c.n_test, c.test_pairs, c.train_depth, s + 3),
+                deep=(c.n_test, c.n_pairs, c.n_pairs, s + 4))
 
 def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
     ("Train one Dyck model (`out_dir`: its checkpoints, best weights and `model.json`); return its facts and "
@@ -125,9 +135,10 @@ def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dic
     t0 = time.time()
     sets = {k: dyck_data(n, pairs, d, seed=s) for k, (n, pairs, d, s) in dyck_sets(c, seed).items()}
     train, valid, tests = sets["train"], sets["valid"], {k: sets[k] for k in ("long", "deep")}
-    batches = lambda ep: [{k: train[k][i] for k in ("tokens", "targets")} for i in index_batches(c.n_train,
-                                                                                                 c.batch_size,
-                                                                                                 1000 * seed + ep)]
+    batches = lambda ep: [{
+        k: train[k][i]
+        for k in ("tokens", "targets")
+    } for i in index_batches(c.n_train, c.batch_size, 1000 * seed + ep)]
     def evaluate(m):
         r = dyck_closing(m, valid)
         return {"loss": r["loss"], "closing_acc": 100 * r["correct"].float().mean()}
@@ -144,12 +155,16 @@ def run_dyck(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dic
 def dyck_unit(kind: str, seed: int, c: Config, out_dir: str | None = None) -> dict:
     ("`run_dyck` as a resumable unit (`tpr_nb.units.run_unit`): its record, without the per-bracket scores "
      "and the weights (those stay in `out_dir`).")
-    return {k: v for k, v in run_dyck(kind, seed, c, out_dir).items() if k not in ("scores", "state")}
+    return {
+        k: v for k, v in run_dyck(kind, seed, c, out_dir).items() if k not in ("scores", "state")
+    }
 
 DYCK_UNIT = ("n_pairs", "test_pairs", "train_depth", "batch_size", "lr", "n_train", "n_valid", "n_test",
              "max_steps", "eval_every", "patience",
-             "time_budget_s", "lstm_embed", "lstm_hidden")   # the settings that shape one Dyck unit (its key)
-DYCK_UNITS = Units(dyck_unit, DYCK_UNIT, names=lambda c: c.kinds)   # 10_dyck's (the shipped URN is one)
+             # the settings that shape one Dyck unit (its key)
+             "time_budget_s", "lstm_embed", "lstm_hidden")
+# 10_dyck's (the shipped URN is one)
+DYCK_UNITS = Units(dyck_unit, DYCK_UNIT, names=lambda c: c.kinds)
 
 # %% ../../nbs/urn/03_training.ipynb #c208f10a
 def last_logits(model: nn.Module, tokens: Tensor, lengths: Tensor) -> Tensor:
@@ -158,7 +173,10 @@ def last_logits(model: nn.Module, tokens: Tensor, lengths: Tensor) -> Tensor:
 
 def agreement_loss(model: nn.Module, batch: dict) -> tuple[Tensor, dict]:
     "Cross-entropy of the verb's number."
-    return Fn.cross_entropy(last_logits(model, batch["tokens"], batch["lengths"]), batch["labels"]), {}
+    return (
+        Fn.cross_entropy(last_logits(model, batch["tokens"], batch["lengths"]), batch["labels"]),
+        {},
+    )
 
 def _trim(data: dict, idx) -> dict:
     b = {k: v[idx] for k, v in data.items()}
@@ -181,7 +199,10 @@ def agreement_scores(model: nn.Module, data: dict, batch_size: int = 512) -> dic
 
 def agreement_batches(data: dict, batch_size: int, seed: int) -> list[dict]:
     "Length-bucketed, shuffled training batches, each trimmed to its longest prefix."
-    return [_trim(data, torch.tensor(i)) for i in bucket_batches(data["lengths"].tolist(), batch_size, seed=seed)]
+    return [
+        _trim(data, torch.tensor(i))
+        for i in bucket_batches(data["lengths"].tolist(), batch_size, seed=seed)
+    ]
 
 # %% ../../nbs/urn/03_training.ipynb #98f2e71e
 def make_agreement_model(kind: str, vocab_size: int, c: Config) -> nn.Module:
