@@ -27,8 +27,7 @@ FULL = "full"
 # one training step, then one (tiny) evaluation
 STEP = dict(max_steps=1, eval_every=1, progress=False)
 
-# ---------------------------------------------------------------------------------------------- the
-# spy on `fit`
+# --------------------------------------------------------------------------------- the spy on `fit`
 _REAL_FIT = train_mod.fit
 
 class FitSpy:
@@ -92,8 +91,7 @@ def spy(monkeypatch):
 def full(table: dict, **overrides) -> Config:
     return profile_config(table, FULL, **overrides)
 
-# ------------------------------------------------------------------------------------- every table
-# is covered here
+# ---------------------------------------------------------------------- every table is covered here
 COVERED = {
     "tpr_nb.hrr.training.LM", "tpr_nb.tpru.training.ENTAIL", "tpr_nb.tpru.training.LANG",
     "tpr_nb.tpr_rnn.training.SINGLE_TASK", "tpr_nb.tpr_rnn.training.ALL_TASK",
@@ -107,8 +105,7 @@ def test_every_profile_table_has_a_full_build_test():
     found = {name for name, _ in profile_tables()}
     assert found == COVERED, f"tables without a full-profile build test: {sorted(found - COVERED)}; gone: {sorted(COVERED - found)}"
 
-# --------------------------------------------------------------------------------------- cached
-# data (pure loaders)
+# ----------------------------------------------------------------------- cached data (pure loaders)
 @functools.lru_cache(maxsize=None)
 def _ptb_vocab():
     try: return hrr.ptb_vocab()
@@ -133,8 +130,7 @@ def ptb(monkeypatch):
 # four sentences per split, 2 x 5 windows
 PTB_DATA = dict(limit=4, batch_size=2, eval_batch_size=2, bptt=5)
 
-# ======================================================================================= hrr: LM
-# (Table 1, d=650)
+# ========================================================================= hrr: LM (Table 1, d=650)
 @pytest.mark.parametrize("name", full(hrr.LM).kinds)
 def test_hrr_lm_full(name, spy, ptb):
     c = full(hrr.LM)
@@ -159,8 +155,7 @@ def test_hrr_chunk_model_full(spy, ptb):
     check_step(spy.runs[-1])
     assert math.isfinite(hist[-1]["loss"])
 
-# ============================================================ tpru: ENTAIL (Table 2, Figs. 1-2,
-# Mods., BiDAF; d=64)
+# ============================================ tpru: ENTAIL (Table 2, Figs. 1-2, Mods., BiDAF; d=64)
 def _entail_jobs():
     c, jobs = full(tpru.ENTAIL), []
     # 10, 12
@@ -205,8 +200,7 @@ def test_tpru_entailment_full(arch, layers, name, spy):
         ours = paper_rule_params(kind, c.d, 2, c.bidirectional) / 1000
         assert eval_rule(cl.rule_for(FULL), ours, cl.paper_value), ours
 
-# =================================================================================== tpru: LANG
-# (Table 4, d=1024)
+# ===================================================================== tpru: LANG (Table 4, d=1024)
 @pytest.mark.parametrize("name", full(tpru.LANG).kinds)
 def test_tpru_language_model_full(name, spy, ptb):
     c = full(tpru.LANG)
@@ -220,11 +214,11 @@ def test_tpru_language_model_full(name, spy, ptb):
         cl = get_claim("tpru", f"lm_d1024_{kind}")
         assert eval_rule(cl.rule_for(FULL), n_params(model.rnn) / 1e6, cl.paper_value), n_params(model.rnn)
 
-# =============================================================================================
-# tpr_rnn (bAbI) Vocabulary size and words per sentence of each experiment's data, measured on the
-# shared mirror with the notebooks' own calls (`babi_data(...)`, `from_splits(sysgen_splits(...))`
-# at the full limits, i.e. none): loading them takes 3 s to 3 min, so the sizes are constants here.
-# They set d_symbol (= V) and, at d_hidden=None (the single-task recipe), the MLP width.
+# =================================================================================== tpr_rnn (bAbI)
+# Vocabulary size and words per sentence of each experiment's data, measured on the shared mirror
+# with the notebooks' own calls (`babi_data(...)`, `from_splits(sysgen_splits(...))` at the full
+# limits, i.e. none): loading them takes 3 s to 3 min, so the sizes are constants here. They set
+# d_symbol (= V) and, at d_hidden=None (the single-task recipe), the MLP width.
 # single task: task 1, and task 8 (largest vocabulary)
 BABI_SHAPES = {"task1": (20, 6), "task8": (48, 6),
                "task17": (19, 11),                             # ... and task 17 (longest sentence)
@@ -284,8 +278,7 @@ def test_tpr_rnn_full(table, shape, model, variant, spy):
         bound = m.input_module.embed.weight.abs().max().item()
         assert abs(bound - c.get("embed_init", 0.01)) < 0.25 * c.get("embed_init", 0.01), bound
 
-# ================================================================================================
-# urn: DYCK, AGREEMENT
+# ============================================================================= urn: DYCK, AGREEMENT
 @pytest.mark.parametrize("kind", full(urn.DYCK).kinds)
 def test_urn_dyck_full(kind, spy):
     c = full(urn.DYCK)
@@ -321,10 +314,10 @@ def test_urn_agreement_full(kind, spy):
     emb = model.embed if kind == "lstm" else model.generator
     assert emb.num_embeddings == AGREEMENT_VOCAB
 
-# ========================================================================================================
-# hubert HUB's full row keeps encoder=None: the packaged MiniLM-L6 checkpoint (`load_encoder()`),
-# not bert-base, so this is the encoder the full run would build. MNLI is not in the mirror, so the
-# NLI task is c.nli_task (RTE).
+# =========================================================================================== hubert
+# HUB's full row keeps encoder=None: the packaged MiniLM-L6 checkpoint (`load_encoder()`), not
+# bert-base, so this is the encoder the full run would build. MNLI is not in the mirror, so the NLI
+# task is c.nli_task (RTE).
 def _hub_task(c):
     from tpr_nb.hubert.data import task_available
     return "MNLI" if task_available("MNLI") else c.nli_task
