@@ -213,6 +213,36 @@ def test_a_failed_rerun_keeps_the_last_good_records(tmp_path):
     text = report.read_text()
     assert "10_five.ipynb | failed" in text and "last good records" in text
 
+def test_the_reports_flag_records_whose_notebook_changed_since_it_ran(tmp_path):
+    "An executed copy whose notebook's code changed since: `older` in the report and its claims flagged."
+    from tpr_nb.runner import repro
+    from tpr_nb.overview import assemble, assemble_overview
+    nbs, reports = tmp_path / "nbs", tmp_path / "reports"
+    nb = nbs / "tpr_rnn" / "10_five.ipynb"
+    body = lambda v: "\n".join([
+        "from tpr_nb.experiment import Run",
+        "run = Run('tpr_rnn', profile, out, commit, notebook='tpr_rnn/10_five')",
+        f"run.record('task01_error', {v}, seeds=[0], wall_s=1.0)", "run.finish()"])
+    make_nb(nb, body(0.1))
+    _, report = repro("smoke", nbs=nbs, out=reports / "smoke")
+    row, flag = "| tpr_rnn/10_five.ipynb | ok |", "(older code: tpr_rnn/10_five changed since it ran)"
+    text = report.read_text()
+    assert f"{row}" in text and text.split(row)[1].split("\n")[0].endswith("| current |")
+    assert flag not in text
+    # a comment and a re-wrapped line are not a change of code
+    make_nb(nb, body(0.1).replace("run.finish()", "run.finish()   # a comment"))
+    assert "| current |" in assemble("smoke", reports / "smoke", nbs=nbs).read_text()
+    make_nb(nb, body(0.2))
+    text = assemble("smoke", reports / "smoke", nbs=nbs).read_text()
+    assert text.split(row)[1].split("\n")[0].endswith("| older |"), text
+    assert flag in text and 'ONLY="tpr_rnn/10_five"' in text
+    # the one page marks the profile the value comes from
+    assert "| smoke (older code) |" not in assemble_overview(reports, nbs).read_text()   # not a profile of it
+    (reports / "smoke").rename(reports / "quick")
+    for p in (reports / "quick" / "metrics").glob("*.json"):
+        p.write_text(p.read_text().replace('"smoke"', '"quick"'))
+    assert "| quick (older code) |" in assemble_overview(reports, nbs).read_text()
+
 def test_report_files_are_written_atomically(tmp_path, monkeypatch):
     "A full disk in the middle of writing claims.csv, REPORT.md or a figure leaves the previous file whole, and no temporary file."
     import csv

@@ -12,7 +12,7 @@ from .env import atomic_path, git_commit, project_root, write_atomic
 from .papers import PAPERS
 from .protocol import RESULT_KINDS, load_cards
 from .report import (HOW, PROTOCOL_HOW, VERDICTS, _cell, _fmt, _headline, _heads,
-                           _not_measured, _table, _tally, figure_caption, figure_name, judged,
+                           _not_measured, _table, _tally, claim_notebook, figure_caption, figure_name, judged,
                            load_records, report_dir, report_markdown, report_papers, sem, shown,
                            write_claims_csv)
 
@@ -167,9 +167,12 @@ def overrides_header(folder: Path) -> list[str]:
         "this folder only.", "", *_table(["setting", f"profile `{p}`", "this run"]), *rows, ""
     ]
 
-def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None = None) -> Path:
+def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None = None,
+             nbs: Path | None = None) -> Path:
     ("Write REPORT.md, claims.csv, claims.png and `claims_<paper>.png` of `profile` into `folder` (its "
-     "report dir); in the project's own report dir, the one page `reports/REPORT.md` too.")
+     "report dir), its executed copies compared with the notebooks under `nbs`; in the project's own "
+     "report dir, the one page `reports/REPORT.md` too.")
+    from tpr_nb.runner import code_state   # here, not above: the runner assembles reports
     folder = Path(folder or report_dir(profile))
     folder.mkdir(parents=True, exist_ok=True)
     if runs is None: runs = read_runs_file(folder / "runs.json") or None
@@ -182,7 +185,7 @@ def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None =
             (folder / figure_name(p)).unlink(missing_ok=True)
     figs = {p: sorted(str(f.relative_to(folder)) for f in (folder / "figures" / PAPERS[p].figures).glob("*.png"))
             for p in papers}
-    title, *rest = report_markdown(recs, profile, runs, figs).split("\n")
+    title, *rest = report_markdown(recs, profile, runs, figs, code_state(folder, nbs)).split("\n")
     text = "\n".join([title, "", *overrides_header(folder), *rest[1:]]
                      if overrides_header(folder) else [title, *rest])
     write_atomic(
@@ -233,11 +236,13 @@ def deviation_lines(paper: str) -> list[str]:
         ]
     return L
 
-def _overview_rows(entries: list, cols: list) -> list[str]:
-    "Rows of the one page's tables: `entries` ((claim, record, `Judged`, profile), or a bare claim: not measured)."
+def _overview_rows(entries: list, cols: list, older: dict | None = None) -> list[str]:
+    ("Rows of the one page's tables: `entries` ((claim, record, `Judged`, profile), or a bare claim: not "
+     "measured); `older`: each profile's executed copies that ran on older code.")
     L = []
     for e in entries:
         c, r, j, prof = e if isinstance(e, tuple) else (e, None, None, "")
+        if r and f"{claim_notebook(c, r)}.ipynb" in (older or {}).get(prof, ()): prof += " (older code)"
         sd = _sd(r) if r else None
         cell = dict(experiment=c.experiment, claim=c.claim_id, evidence=evidence(c), source=c.source,
                     metric=c.metric, paper=_fmt(c.paper_value), ours=_fmt(r["ours"]) if r else "–",
@@ -253,7 +258,7 @@ _REST_TABLE = [
     "why"
 ]
 
-def _overview_section(p: str, best: dict, head) -> list[str]:
+def _overview_section(p: str, best: dict, head, older: dict | None = None) -> list[str]:
     "The one page's section of paper `p`: its headline claims, its figure, its protocol's deviations, the rest."
     vs = {k: e[2] for k, e in best.items()}
     n = _tally(head(p), vs)
@@ -261,7 +266,7 @@ def _overview_section(p: str, best: dict, head) -> list[str]:
     L = [f"## {p}", "", f"{PAPERS[p].title}.", "",
          "Reproductions at their best evidence: " + ", ".join(f"{v} {k}" for k, v in n.items() if v) + ".", "",
          "### What its abstract claims", "", *_table(_HEAD_TABLE, right=("paper", "ours", "sd")),
-         *_overview_rows(heads, _HEAD_TABLE), "",
+         *_overview_rows(heads, _HEAD_TABLE, older), "",
          "`sd`: the SD over seeds (their number) where the record has per-seed values.", ""]
     if headline_entries(p, best):
         L += [f"![{p}: its headline claims, ours against the paper's]({figure_name(p)})", "",
@@ -274,10 +279,10 @@ def _overview_section(p: str, best: dict, head) -> list[str]:
         order = {c.claim_id: i for i, c in enumerate(CLAIMS)}
         rest.sort(key=lambda e: (evidence(e[0]) not in HEADLINE, order[e[0].claim_id]))
         L += ["### Its other measured claims", "", *_table(_REST_TABLE, right=("paper", "ours")),
-              *_overview_rows(rest, _REST_TABLE), ""]
+              *_overview_rows(rest, _REST_TABLE, older), ""]
     return L + _not_measured([c for c in CLAIMS if c.paper == p], best, "quick")
 
-def overview_markdown(best: dict, by_profile: dict) -> str:
+def overview_markdown(best: dict, by_profile: dict, older: dict | None = None) -> str:
     ("The text of `reports/REPORT.md`: the headline over each claim's most faithful run, then each paper's "
      "headline claims, deviations and the rest.")
     papers, vs = list(PAPERS), {k: e[2] for k, e in best.items()}
@@ -296,18 +301,21 @@ def overview_markdown(best: dict, by_profile: dict) -> str:
         f"{git_commit()}) from the records of {src or 'no report'}, made at commit(s) "
         f"{', '.join(f'`{h}`' for h in commits) or '–'}. Each claim is judged on its most faithful run: the "
         "`full` profile's record, else `long`'s, else `quick`'s; the column `profile` says which. The "
-        "per-profile reports keep their own counts.", "", HOW, "", PROTOCOL_HOW, "",
+        "per-profile reports keep their own counts. `(older code)` after a profile: the notebook that made "
+        "the record has changed since it ran (its report's `code` column), so the value is what the older "
+        "code gave.", "", HOW, "", PROTOCOL_HOW, "",
         "## Headline: each reproduction at its best evidence", "",
         *_headline(papers, head, vs, ("measured at full / long / quick", at)),
         "![reproductions per paper at their best evidence, by protocol and verdict](claims.png)",
         "", f"*Figure: {SUMMARY_CAPTION}*", ""
     ]
-    for p in papers: L += _overview_section(p, best, head)
+    for p in papers: L += _overview_section(p, best, head, older)
     return "\n".join(L)
 
-def assemble_overview(reports: Path | None = None) -> Path:
+def assemble_overview(reports: Path | None = None, nbs: Path | None = None) -> Path:
     ("Write the one page `REPORT.md`, `claims.png` and `claims_<paper>.png` under `reports` from each "
-     "profile's report folder there.")
+     "profile's report folder there, its executed copies compared with the notebooks under `nbs`.")
+    from tpr_nb.runner import code_state   # here, not above: the runner assembles reports
     reports = Path(reports or project_root() / "reports")
     by_profile = {
         p: profile_records(reports / p, p)
@@ -322,5 +330,7 @@ def assemble_overview(reports: Path | None = None) -> Path:
             plot_claims(entries, reports / figure_name(p),
                         f"{p}: headline claims at their best evidence")
         else: (reports / figure_name(p)).unlink(missing_ok=True)
-    write_atomic(reports / "REPORT.md", overview_markdown(best, by_profile) + "\n")
+    older = {p: {nb for nb, st in code_state(reports / p, nbs).items() if st == "older"}
+             for p in by_profile}
+    write_atomic(reports / "REPORT.md", overview_markdown(best, by_profile, older) + "\n")
     return reports / "REPORT.md"

@@ -17,10 +17,11 @@ from .profiles import check_profile
 
 # %% auto #0
 __all__ = ['REQUIRED', 'RETRAINS_KEPT', 'VERDICTS', 'CSV_COLUMNS', 'OFF_PROTOCOL', 'HEAD_COLS', 'HOW', 'PROTOCOL_HOW', 'CLASSES',
-           'report_dir', 'partial_reason', 'make_record', 'records_file', 'record', 'read_records', 'recipe_key',
-           'with_retrains', 'merge_records', 'sem', 'seed_se', 'verdict', 'rule_holds', 'retrain_flip', 'load_records',
-           'Judged', 'claim_notebook', 'seeds_short', 'protocol_label', 'judge', 'judged', 'shown', 'write_claims_csv',
-           'report_papers', 'off_protocol_lines', 'figure_name', 'figure_caption', 'report_markdown']
+           'CODE_HOW', 'report_dir', 'partial_reason', 'make_record', 'records_file', 'record', 'read_records',
+           'recipe_key', 'with_retrains', 'merge_records', 'sem', 'seed_se', 'verdict', 'rule_holds', 'retrain_flip',
+           'load_records', 'Judged', 'claim_notebook', 'seeds_short', 'protocol_label', 'judge', 'judged', 'shown',
+           'write_claims_csv', 'report_papers', 'off_protocol_lines', 'figure_name', 'figure_caption',
+           'report_markdown']
 
 # %% ../nbs/03_report.ipynb #c0f74bd2
 def report_dir(profile: str) -> Path:
@@ -384,6 +385,12 @@ _COLS = [
     "why", "rule", "seeds", "commit"
 ]
 
+CODE_HOW = (
+    "`code`: whether the notebook's code is still what its executed copy ran (`current`) or has changed "
+    "since (`older`), compared by what the code does, comments and layout aside "
+    "(`tpr_nb.runner.code_state`); `–`: no executed copy to compare. The claims an `older` copy "
+    "recorded are flagged `(older code)`: they are what the older code gave, until the notebook runs again.")
+
 def _cell(x) -> str:
     "A markdown table cell showing `x`: its pipes escaped, so they stay text."
     return str(x).replace("|", "\\|").replace("\n", " ")
@@ -406,7 +413,7 @@ def _headline(papers: list, head, vs, extra: tuple | None = None) -> list[str]:
                 "the next four at reduced scale (the profile's settings are smaller than the paper's); `proxy` "
                 "and `deviation` claims read `inconclusive` (stand-in data, another protocol).", ""]
 
-def _head(recs: dict, profile: str, runs, papers: list, head, vs) -> list[str]:
+def _head(recs: dict, profile: str, runs, papers: list, head, vs, code: dict | None = None) -> list[str]:
     "The top of REPORT.md: provenance, how verdicts are decided, the headline and the notebooks run."
     commits = sorted({r.get("commit", "unknown") for r in recs.values()})
     dirty = "."
@@ -427,15 +434,22 @@ def _head(recs: dict, profile: str, runs, papers: list, head, vs) -> list[str]:
     if not runs: return L
     L += [
         "## Notebooks run", "",
-        *_table(["notebook", "status", "wall s", "error"], right=("wall s", ))
+        *_table(["notebook", "status", "wall s", "error", "code"], right=("wall s", ))
     ]
-    L += [f"| {r['notebook']} | {r['status']} | {r['wall_s']:.0f} | {_cell(r.get('error', '')[:200])} |" for r in runs] + [""]
+    state = lambda nb: (code or {}).get(nb, "–")
+    L += [f"| {r['notebook']} | {r['status']} | {r['wall_s']:.0f} | {_cell(r.get('error', '')[:200])} | "
+          f"{state(r['notebook'])} |" for r in runs] + [""]
+    L += [CODE_HOW, ""]
+    if older := [r["notebook"] for r in runs if state(r["notebook"]) == "older"]:
+        only = ",".join(Path(n).with_suffix("").as_posix() for n in older)
+        L += [f"{len(older)} of {len(runs)} executed copies ran on older code: re-run them with "
+              f"`make repro PROFILE={profile} ONLY=\"{only}\"`.", ""]
     if any(r["status"] != "ok" for r in runs):
         L += ["A notebook that did not run to its end recorded nothing: its last good records and "
               "executed copy are kept (flagged below as from its last good run).", ""]
     return L
 
-def _rows(mine: list, stale: set) -> list[str]:
+def _rows(mine: list, stale: set, older: set = frozenset()) -> list[str]:
     "The table rows of measured claims `mine` ((claim, record, `Judged`) each)."
     L = []
     for c, r, j in mine:
@@ -444,6 +458,8 @@ def _rows(mine: list, stale: set) -> list[str]:
         # records of older versions name the file
         if nb and (nb in stale or nb in {Path(s).name for s in stale}):
             flag += f" (from its last good run: {nb} failed since)"
+        if (cn := claim_notebook(c, r)) and f"{cn}.ipynb" in older:
+            flag += f" (older code: {cn} changed since it ran)"
         vd = shown(j)
         cells = [c.experiment, c.claim_id, evidence(c), c.source, c.metric, _fmt(c.paper_value),
                  _fmt(r["ours"]), f"**{vd} (partial run)**" if r.get("partial") else f"**{vd}**{flag}",
@@ -468,7 +484,8 @@ def off_protocol_lines(entries) -> list[str]:
         L += [f"  - {_cell(w)}" for w in whys]
     return L
 
-def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set, figures: list) -> list[str]:
+def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set, figures: list,
+                   older: set = frozenset()) -> list[str]:
     "The section of paper `p`: its claims by evidence class, figures, post-hoc settings, notes, what is not measured."
     claims = [c for c in CLAIMS if c.paper == p]
     mine = [(c, recs[(p, c.claim_id)], vs[(p, c.claim_id)]) for c in claims
@@ -484,7 +501,7 @@ def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set,
         rows = [m for m in mine if evidence(m[0]) in classes]
         if rows:
             L += [
-                f"### {title}", "", *_table(_COLS, right=("paper", "ours")), *_rows(rows, stale), ""
+                f"### {title}", "", *_table(_COLS, right=("paper", "ours")), *_rows(rows, stale, older), ""
             ]
     if off := off_protocol_lines([(c, r, j, profile) for c, r, j in mine
                                   if evidence(c) in HEADLINE]):
@@ -538,13 +555,15 @@ def figure_caption(paper: str) -> str:
             "orange inconclusive, black invalid); the right-hand label gives the verdict, the protocol label and "
             "the profile the value comes from. Each row has its own scale.")
 
-def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, figures: dict | None = None) -> str:
+def report_markdown(recs: dict, profile: str, runs: list[dict] | None = None, figures: dict | None = None,
+                    code: dict | None = None) -> str:
     "The text of REPORT.md: the headline of reproductions by verdict, then each paper's claims beside its numbers."
     vs, papers = judged(recs), report_papers(recs, runs)
     # their records are from an older, good run
     stale = {r["notebook"] for r in runs or [] if r["status"] != "ok"}
     head = _heads(papers)
-    L = _head(recs, profile, runs, papers, head, vs)
+    L = _head(recs, profile, runs, papers, head, vs, code)
+    older = {nb for nb, st in (code or {}).items() if st == "older"}
     for p in papers:
-        L += _paper_section(p, recs, profile, vs, head, stale, (figures or {}).get(p, []))
+        L += _paper_section(p, recs, profile, vs, head, stale, (figures or {}).get(p, []), older)
     return "\n".join(L)

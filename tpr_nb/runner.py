@@ -17,8 +17,8 @@ from .units import BusyError, held, unit_committer
 # %% auto #0
 __all__ = ['INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook', 'save_figures',
            'executed_notebooks', 'parse_set', 'run_name', 'stop_processes', 'interruptible', 'ipc_kernel_manager',
-           'run_notebook', 'read_runs', 'write_runs', 'locked', 'in_turn', 'notebook_lock', 'eta', 'repro',
-           'refresh_prose']
+           'run_notebook', 'read_runs', 'write_runs', 'locked', 'in_turn', 'notebook_lock', 'eta', 'repro', 'same_code',
+           'refresh_prose', 'code_state']
 
 # %% ../nbs/04a_runner.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -332,7 +332,7 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
                   flush=True)
         with in_turn(out):
             merged = write_runs(out, runs)
-            return merged, assemble(profile, out, merged)
+            return merged, assemble(profile, out, merged, nbs)
 
 # %% ../nbs/04a_runner.ipynb #f8ce09ea
 def _is_injected(c: dict) -> bool:
@@ -355,14 +355,20 @@ def _code(s: str) -> list:
     try: return [ast.dump(ast.parse(body)), *(l.strip() for l, m in zip(lines, magic) if m)]
     except (SyntaxError, ValueError): return [s]
 
+def _codes(n) -> list:
+    "What the code cells of notebook `n` do (`_code` each), papermill's injected cell aside."
+    return [_code(_src(c)) for c in n.cells if c.cell_type == "code" and not _is_injected(c)]
+
+def same_code(nb: Path, executed: Path) -> bool:
+    "Whether the executed copy `executed` ran the code that notebook `nb` has now (comments and layout aside)."
+    return _codes(read_notebook(nb)) == _codes(read_notebook(executed))
+
 def refresh_prose(nb: Path, executed: Path) -> bool:
     "Copy `nb`'s prose (and code comments) into its executed copy when their code is the same; whether it changed."
     import nbformat
     src, ex = read_notebook(nb), read_notebook(executed)
     code_ex = [c for c in ex.cells if c.cell_type == "code" and not _is_injected(c)]
-    if [_code(_src(c)) for c in src.cells if c.cell_type == "code"] != [
-        _code(_src(c)) for c in code_ex
-    ]:
+    if _codes(src) != _codes(ex):
         raise ValueError(
             f"the code of {nb} differs from its executed copy {executed}: re-run it (tpr-nb "
             "repro --only ...)")
@@ -385,3 +391,16 @@ def refresh_prose(nb: Path, executed: Path) -> bool:
         ex.cells = done
         nbformat.write(ex, str(executed))
     return changed
+
+# %% ../nbs/04a_runner.ipynb #c0de57a8
+def code_state(folder: Path, nbs: Path | None = None) -> dict:
+    ("`{notebook: state}` of the executed copies in report folder `folder` whose notebook is under `nbs`: "
+     "`current`, `older` (its code changed since it ran) or `damaged`.")
+    nbs, ran = Path(nbs or project_root() / "nbs"), Path(folder) / "notebooks"
+    state = {}
+    for ex in executed_notebooks(ran):
+        rel = ex.relative_to(ran)
+        if not (nbs / rel).exists(): continue
+        try: state[rel.as_posix()] = "current" if same_code(nbs / rel, ex) else "older"
+        except NotebookDamaged: state[rel.as_posix()] = "damaged"
+    return state
