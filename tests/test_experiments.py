@@ -72,3 +72,8 @@ def test_entailment_lands_table2_then_each_figure_seed_by_seed(tmp_path, monkeyp
     }
     for claim in ("gru_val", "roles_spearman_val", "tpru8_minus_gru_val", "slices8_gain_small_n"):
         assert recs[claim]["seeds"] == [0, 1], claim
+    # the learning curves of each group, drawn as it lands (the notebook's own figures come at its end)
+    for name in ("table2", "fig1", "fig2"):
+        f = report / "figures" / "tpru" / f"10_entailment-{name}.png"
+        assert f.read_bytes()[:4] == b"\x89PNG", name
+        assert f"learning curves: figures/tpru/10_entailment-{name}.png" in text, name

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, math, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from .env import device_name, git_commit
+from .env import atomic_path, device_name, git_commit
 from .papers import PAPERS, experiment, paper_in
 from .profiles import Config, check_profile, shrunk_sets
 from .report import make_record, merge_records, recipe_key, records_file, report_dir
@@ -73,6 +73,16 @@ class Run:
                           commit=self.commit, notebook=nb, partial=self.partial, recipe=recipe, **kw)
         self.records.append(rec)
         return rec
+
+    def figure(self, fig, name: str) -> Path:
+        ("Save `fig` now as `<stem>-<name>.png` in the run's figures folder (a long run's curves as its units "
+         "land, before its notebook ends); its path.")
+        if not name or name.isdigit() or "/" in name:
+            raise ValueError(f"figure name {name!r}: a word (numbers are the executed copy's figures)")
+        f = self.folder("figures") / f"{Path(self.notebook or 'figure').name}-{name}.png"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(f) as tmp: fig.savefig(tmp, dpi=100, format="png", bbox_inches="tight")
+        return f
 
     def finish(self) -> int:
         "Write the run's records into its report folder, each replacing its claim's earlier record; how many."
