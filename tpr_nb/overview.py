@@ -12,8 +12,8 @@ from .env import atomic_path, git_commit, project_root, write_atomic
 from .papers import PAPERS
 from .protocol import RESULT_KINDS, load_cards
 from .report import (HOW, PROTOCOL_HOW, VERDICTS, _cell, _fmt, _headline, _heads,
-                           _not_measured, _table, _tally, claim_notebook, figure_caption, figure_name, judged,
-                           load_records, report_dir, report_markdown, report_papers, sem, shown,
+                           _not_measured, _table, _tally, claim_notebook, figure_caption, figure_name,
+                           judged, load_records, report_dir, report_markdown, report_papers, sem, shown,
                            write_claims_csv)
 
 # %% auto #0
