@@ -38,6 +38,8 @@ def test_the_committed_page_takes_each_claim_from_its_most_faithful_run():
             if l.startswith(f"| {cid} |") or f"| {cid} |" in l[:80]
         ]
         assert rows, f"{paper} {cid} is not on the page"
-        assert f"| {prof} |" in rows[0], f"{paper} {cid}: expected from {prof}: {rows[0]}"
+        # the profile, flagged where its executed copy ran on code older than its notebook's
+        assert re.search(rf"\| {prof}( \(older code\))? \|", rows[0]), (
+            f"{paper} {cid}: expected from {prof}: {rows[0]}")
         checked += 1
     assert checked > 100
