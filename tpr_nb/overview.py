@@ -193,7 +193,7 @@ def assemble(profile: str, folder: Path | None = None, runs: list[dict] | None =
         text + "\n\n![reproductions per paper, by protocol and verdict](claims.png)\n\n"
         f"*Figure: {SUMMARY_CAPTION}*\n")
     if profile in PROFILE_ORDER and folder.resolve() == report_dir(profile).resolve():
-        assemble_overview()
+        assemble_overview(nbs=nbs)
     return folder / "REPORT.md"
 
 # %% ../nbs/03d_overview.ipynb #dbbafc5b
