@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['OUTPUTS', 'device_name', 'find_project', 'project_root', 'git_commit', 'Heartbeat', 'hms', 'atomic_path',
-           'write_atomic', 'write_json']
+__all__ = ['OUTPUTS', 'device_name', 'find_project', 'project_root', 'git_commit', 'Heartbeat', 'hms', 'progress_bar',
+           'atomic_path', 'write_atomic', 'write_json']
 
 # %% ../nbs/01b_env.ipynb #440e74c0
 def device_name() -> str:
@@ -87,6 +87,17 @@ def hms(s: float) -> str:
     "`s` seconds as h:mm:ss."
     s = int(round(s))
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+# %% ../nbs/01b_env.ipynb #5b1e7c2a
+def progress_bar(*args, **kw):
+    "A tqdm bar: text, redrawn at most every `TPR_NB_PROGRESS_EVERY` s when headless; else tqdm's own."
+    every = os.environ.get("TPR_NB_PROGRESS_EVERY")
+    if not every:
+        from tqdm.auto import tqdm
+        return tqdm(*args, **kw)
+    from tqdm.std import tqdm
+    kw["mininterval"] = max(kw.get("mininterval", 0.1), float(every))
+    return tqdm(*args, **kw)
 
 # %% ../nbs/01b_env.ipynb #d9174a08
 @contextmanager

@@ -17,8 +17,8 @@ from .units import BusyError, held, unit_committer
 # %% auto #0
 __all__ = ['INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook', 'save_figures',
            'executed_notebooks', 'parse_set', 'run_name', 'stop_processes', 'interruptible', 'ipc_kernel_manager',
-           'run_notebook', 'read_runs', 'write_runs', 'locked', 'in_turn', 'notebook_lock', 'eta', 'repro', 'same_code',
-           'refresh_prose', 'code_state']
+           'run_notebook', 'read_runs', 'write_runs', 'locked', 'in_turn', 'notebook_lock', 'eta', 'repro',
+           'settle_text', 'settle_streams', 'settle_copy', 'same_code', 'refresh_prose', 'code_state']
 
 # %% ../nbs/04a_runner.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -206,11 +206,16 @@ def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: in
         # progress lines (tpr_nb.env.Heartbeat)
         every = os.environ.get("TPR_NB_PROGRESS_EVERY", "60")
         with modified_env(MPLBACKEND=INLINE, TPR_NB_PROGRESS_EVERY=every): interruptible(run)
+        settle_copy(tmp)
         os.replace(tmp, out_nb)
         failed.unlink(missing_ok=True)
     except Exception as e:
         status, err = "failed", f"{_error_line(e)}; {KEPT}"
-        if tmp.exists(): os.replace(tmp, failed)
+        if tmp.exists():
+            try: settle_copy(tmp)
+            # a damaged copy is kept as it is, for its error
+            except NotebookDamaged: pass
+            os.replace(tmp, failed)
     return dict(notebook=str(nb), status=status, wall_s=round(time.time() - t0, 1), error=err,
                 output=str(out_nb if status == "ok" else failed))
 
@@ -333,6 +338,39 @@ def repro(profile: str, only: str | None = None, nbs: Path | None = None, out: P
         with in_turn(out):
             merged = write_runs(out, runs)
             return merged, assemble(profile, out, merged, nbs)
+
+# %% ../nbs/04a_runner.ipynb #5e77a1c1
+_BACKSPACE, _REDRAWN = re.compile(r"[^\n]\x08"), re.compile(r"[^\n]*\r(?=[^\n])")
+
+def settle_text(t: str) -> str:
+    "Terminal output `t` as a terminal leaves it: a line keeps its drawing after its last `\\r`, `\\b` erases."
+    while (new := _BACKSPACE.sub("", t)) != t: t = new
+    return _REDRAWN.sub("", t)
+
+def settle_streams(nb) -> bool:
+    "Merge each run of consecutive outputs of one stream in notebook `nb` and settle its text; whether it changed."
+    changed = False
+    for c in nb.cells:
+        before, outs = [(o.get("output_type"), o.get("text")) for o in c.get("outputs", [])], []
+        for o in c.get("outputs", []):
+            if o.get("output_type") != "stream":
+                outs.append(o)
+                continue
+            prev = outs[-1] if outs else None
+            if prev is not None and prev.get("output_type") == "stream" and prev.name == o.name:
+                prev.text += o.text
+            else: outs.append(o)
+        for o in outs:
+            if o.get("output_type") == "stream": o.text = settle_text(o.text)
+        if [(o.get("output_type"), o.get("text")) for o in outs] != before:
+            c.outputs, changed = outs, True
+    return changed
+
+def settle_copy(p: Path):
+    "Settle the stream outputs of the executed copy at `p` (`settle_streams`), rewriting it only if they change."
+    import nbformat
+    nb = read_notebook(p)
+    if settle_streams(nb): write_atomic(Path(p), nbformat.writes(nb))
 
 # %% ../nbs/04a_runner.ipynb #f8ce09ea
 def _is_injected(c: dict) -> bool:

@@ -12,9 +12,8 @@ import numpy as np
 import torch
 from torch import nn
 from safetensors.torch import save_file, load_file
-from tqdm.auto import tqdm
 from .checkpoints import CheckpointError, cpu_state, latest_checkpoint, load_checkpoint, save_checkpoint
-from .env import Heartbeat, device_name, write_atomic, write_json
+from .env import Heartbeat, device_name, progress_bar, write_atomic, write_json
 from .modelfiles import MODEL_JSON, MODEL_WEIGHTS, keep_spec, model_spec
 from .optim import make_optimizer, param_groups, warmup_factor
 from .profiles import Config
@@ -273,11 +272,11 @@ def _step(acc, model, opt, batch, loss_fn, cfg, st):
 def _run(acc, model, opt, batches, loss_fn, evaluate, cfg, st, out, keep, history):
     "Train from `st` to the end of the run (or an early stop); the evaluation history."
     t0 = time.time() - (history[-1]["time"] if history else 0.0)
-    bar = tqdm(total=cfg.max_steps,
-               initial=st["step"],
-               disable=not cfg.progress or not acc.is_main_process,
-               desc="train",
-               mininterval=1.0)
+    bar = progress_bar(total=cfg.max_steps,
+                       initial=st["step"],
+                       disable=not cfg.progress or not acc.is_main_process,
+                       desc="train",
+                       mininterval=1.0)
     hb = Heartbeat(f"train {Path(out).name}" if out else "train")
     pick = min if cfg.mode == "min" else max
     best = lambda: (

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 from safetensors.torch import save_file, load_file
-from tqdm.auto import tqdm
 from .checkpoints import latest_checkpoint
 from .data import cache_dir
-from .env import Heartbeat, project_root, write_json
+from .env import Heartbeat, progress_bar, project_root, write_json
 from .profiles import Config
 
 # %% auto #0
@@ -67,14 +66,14 @@ def _map_round(fn, jobs, todo, workers, desc, done, out, finished, told, hb) -> 
         finished.append(i)
         hb(f"{len(finished)} of {len(jobs)} done", force=True)
     if workers <= 1:
-        for i in tqdm(todo, desc=desc): ended(i, lambda: fn(**jobs[i]))
+        for i in progress_bar(todo, desc=desc): ended(i, lambda: fn(**jobs[i]))
         return busy
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
     ex = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_one_thread)
     try:
         futs = {ex.submit(fn, **jobs[i]): i for i in todo}
-        for f in tqdm(as_completed(futs), total=len(todo), desc=desc): ended(futs[f], f.result)
+        for f in progress_bar(as_completed(futs), total=len(todo), desc=desc): ended(futs[f], f.result)
     except BaseException:          # Ctrl-C or a failed job
         _stop(ex)
         raise
