@@ -15,10 +15,10 @@ from .overview import assemble, read_overrides, read_runs_file
 from .units import BusyError, held, unit_committer
 
 # %% auto #0
-__all__ = ['INLINE', 'KEPT', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook', 'save_figures',
-           'executed_notebooks', 'parse_set', 'run_name', 'stop_processes', 'interruptible', 'ipc_kernel_manager',
-           'run_notebook', 'read_runs', 'write_runs', 'locked', 'in_turn', 'notebook_lock', 'eta', 'repro',
-           'settle_text', 'settle_streams', 'settle_copy', 'same_code', 'refresh_prose', 'code_state']
+__all__ = ['INLINE', 'KEPT', 'LIBRARY_BARS', 'is_experiment', 'experiment_notebooks', 'NotebookDamaged', 'read_notebook',
+           'save_figures', 'executed_notebooks', 'parse_set', 'run_name', 'stop_processes', 'interruptible',
+           'ipc_kernel_manager', 'run_notebook', 'read_runs', 'write_runs', 'locked', 'in_turn', 'notebook_lock', 'eta',
+           'repro', 'settle_text', 'settle_streams', 'settle_copy', 'same_code', 'refresh_prose', 'code_state']
 
 # %% ../nbs/04a_runner.ipynb #2f8897a8
 def is_experiment(nb: Path) -> bool:
@@ -170,6 +170,8 @@ def interruptible(fn):
     return box.get("value")
 
 KEPT = "nothing recorded: its last good records and executed copy are kept"
+# Hugging Face's switches for its progress bars (huggingface_hub and transformers; datasets)
+LIBRARY_BARS = ("HF_HUB_DISABLE_PROGRESS_BARS", "HF_DATASETS_DISABLE_PROGRESS_BARS")
 
 def ipc_kernel_manager():
     "A kernel manager class whose kernels talk over local IPC sockets under the temporary folder, not TCP."
@@ -205,7 +207,9 @@ def run_notebook(nb: Path, out_nb: Path, profile: str, report: Path, timeout: in
     try:
         # progress lines (tpr_nb.env.Heartbeat)
         every = os.environ.get("TPR_NB_PROGRESS_EVERY", "60")
-        with modified_env(MPLBACKEND=INLINE, TPR_NB_PROGRESS_EVERY=every): interruptible(run)
+        # the libraries' own loading bars, off unless asked for
+        quiet = {k: os.environ.get(k, "1") for k in LIBRARY_BARS}
+        with modified_env(MPLBACKEND=INLINE, TPR_NB_PROGRESS_EVERY=every, **quiet): interruptible(run)
         settle_copy(tmp)
         os.replace(tmp, out_nb)
         failed.unlink(missing_ok=True)
@@ -362,6 +366,8 @@ def settle_streams(nb) -> bool:
             else: outs.append(o)
         for o in outs:
             if o.get("output_type") == "stream": o.text = settle_text(o.text)
+        # a stream's last newline can come after another stream's output: a blank output shows nothing
+        outs = [o for o in outs if o.get("output_type") != "stream" or o.text.strip()]
         if [(o.get("output_type"), o.get("text")) for o in outs] != before:
             c.outputs, changed = outs, True
     return changed
