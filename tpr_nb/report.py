@@ -517,10 +517,17 @@ def _paper_section(p: str, recs: dict, profile: str, vs: dict, head, stale: set,
     if flagged := {(ph.setting, ph.why) for c, *_ in mine if (ph := post_hoc(c))}:
         L += ["Post-hoc settings (chosen after seeing the check; `tpr_nb.claims.POST_HOC`):", "",
               *[f"- {s}: {w}." for s, w in sorted(flagged)], ""]
-    if notes := [f"- `{c.claim_id}`: {r['note']}" for c, r, *_ in mine if r.get("note")]: L += ["Notes:",
-                                                                                                *notes, ""]
+    L += _notes(mine)
     L += _not_measured(claims, recs, profile)
     return L
+
+def _notes(mine: list) -> list[str]:
+    "The records' notes, one line for each distinct note with the claims that carry it."
+    by_note = {}
+    for c, r, *_ in mine:
+        if r.get("note"): by_note.setdefault(r["note"], []).append(f"`{c.claim_id}`")
+    if not by_note: return []
+    return ["Notes:", "", *[f"- {', '.join(ids)}: {n}" for n, ids in by_note.items()], ""]
 
 def _not_measured(claims: list, measured, profile: str) -> list[str]:
     "The table of `claims` not in `measured`, by experiment and what measuring them needs."
