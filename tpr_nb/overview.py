@@ -14,7 +14,7 @@ from .protocol import RESULT_KINDS, load_cards
 from .report import (HOW, PROTOCOL_HOW, VERDICTS, _cell, _fmt, _headline, _heads,
                            _not_measured, _table, _tally, claim_notebook, figure_caption, figure_name,
                            judged, load_records, report_dir, report_markdown, report_papers, sem, shown,
-                           write_claims_csv)
+                           unread_lines, write_claims_csv)
 
 # %% auto #0
 __all__ = ['SUMMARY_CAPTION', 'PROFILE_ORDER', 'plot_tallies', 'plot_summary', 'headline_entries', 'plot_claims', 'plot_paper',
@@ -307,7 +307,7 @@ def overview_markdown(best: dict, by_profile: dict, older: dict | None = None) -
         "## Headline: each reproduction at its best evidence", "",
         *_headline(papers, head, vs, ("measured at full / long / quick", at)),
         "![reproductions per paper at their best evidence, by protocol and verdict](claims.png)",
-        "", f"*Figure: {SUMMARY_CAPTION}*", ""
+        "", f"*Figure: {SUMMARY_CAPTION}*", "", *unread_lines(e[1] for e in best.values())
     ]
     for p in papers: L += _overview_section(p, best, head, older)
     return "\n".join(L)

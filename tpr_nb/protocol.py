@@ -15,7 +15,7 @@ from .profiles import profile_config, table_keys
 __all__ = ['STATUSES', 'DEVIATION_KINDS', 'RESULT_KINDS', 'AFFECTS', 'PROTOCOL_DATA', 'FACTS', 'LABELS', 'Setting', 'Card',
            'protocol_fact', 'resolve_fact', 'resolve_table', 'read_cards', 'load_cards', 'card_for', 'same_value',
            'Unavailable', 'ours', 'card_problems', 'card_rows', 'card_markdown', 'show_card', 'protocol_section',
-           'protocol_rows', 'claim_protocol']
+           'protocol_rows', 'unread_settings', 'claim_protocol']
 
 # %% ../nbs/03b_protocol.ipynb #76586a74
 STATUSES = ("same", "deviation", "unknown")
@@ -307,12 +307,15 @@ def protocol_section(paper: str) -> str:
 # how a run stands to the paper's protocol
 LABELS = ("paper", "reduced scale", "deviation", "proxy")
 
+def _judged(s: Setting) -> bool:
+    "Whether `s` can move a run off the paper's protocol: a result-affecting deviation, a checked `same`."
+    deviates = s.status == "deviation" and s.affects == "result"
+    return deviates or s.status == "same" and s.expect is not None
+
 def protocol_rows(card: Card, row: dict) -> list[tuple[Setting, str, str]]:
     "(setting, label, why) of each setting of `card` that keeps a run with profile row `row` off the paper's protocol."
     out = []
-    for s in card.settings:
-        judged = s.status == "deviation" and s.affects == "result" or s.status == "same" and s.expect is not None
-        if not judged: continue
+    for s in filter(_judged, card.settings):
         v = ours(s, row)
         if isinstance(v, Unavailable):
             warnings.warn(
@@ -327,6 +330,10 @@ def protocol_rows(card: Card, row: dict) -> list[tuple[Setting, str, str]]:
             out.append(
                 (s, "reduced scale", f"{s.name} {_fmt(v)} (paper: {_fmt(_plain(s.expect))})"))
     return out
+
+def unread_settings(card: Card, row: dict) -> list[str]:
+    "The names of `card`'s settings that could move row `row`'s runs off the protocol and are unread here."
+    return [s.name for s in filter(_judged, card.settings) if isinstance(ours(s, row), Unavailable)]
 
 def claim_protocol(card: Card, claim_id: str, row: dict | None = None, rows: list | None = None) -> tuple[str, list[str]]:
     "The label (`LABELS`) of claim `claim_id` of `card`'s notebook run with profile row `row`, and why."

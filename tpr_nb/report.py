@@ -12,16 +12,16 @@ from .claims import (CLAIMS, HEADLINE, Claim, eval_rule, evidence, get_claim, gu
                            post_hoc, spread)
 from .env import atomic_path, device_name, git_commit, project_root, write_atomic
 from .papers import PAPERS, experiment
-from .protocol import LABELS, card_for, claim_protocol, protocol_rows
+from .protocol import LABELS, card_for, claim_protocol, protocol_rows, unread_settings
 from .profiles import check_profile
 
 # %% auto #0
-__all__ = ['REQUIRED', 'RETRAINS_KEPT', 'VERDICTS', 'CSV_COLUMNS', 'OFF_PROTOCOL', 'HEAD_COLS', 'HOW', 'PROTOCOL_HOW', 'CLASSES',
-           'CODE_HOW', 'report_dir', 'partial_reason', 'make_record', 'records_file', 'record', 'read_records',
-           'recipe_key', 'with_retrains', 'merge_records', 'sem', 'seed_se', 'verdict', 'rule_holds', 'retrain_flip',
-           'load_records', 'Judged', 'claim_notebook', 'seeds_short', 'protocol_label', 'judge', 'judged', 'shown',
-           'write_claims_csv', 'report_papers', 'off_protocol_lines', 'figure_name', 'figure_caption',
-           'report_markdown']
+__all__ = ['REQUIRED', 'RETRAINS_KEPT', 'VERDICTS', 'CSV_COLUMNS', 'OFF_PROTOCOL', 'UNREAD', 'HEAD_COLS', 'HOW', 'PROTOCOL_HOW',
+           'CLASSES', 'CODE_HOW', 'report_dir', 'partial_reason', 'make_record', 'records_file', 'record',
+           'read_records', 'recipe_key', 'with_retrains', 'merge_records', 'sem', 'seed_se', 'verdict', 'rule_holds',
+           'retrain_flip', 'load_records', 'Judged', 'claim_notebook', 'unread_lines', 'seeds_short', 'protocol_label',
+           'judge', 'judged', 'shown', 'write_claims_csv', 'report_papers', 'off_protocol_lines', 'figure_name',
+           'figure_caption', 'report_markdown']
 
 # %% ../nbs/03_report.ipynb #c0f74bd2
 def report_dir(profile: str) -> Path:
@@ -263,11 +263,28 @@ def claim_notebook(c: Claim, rec: dict | None = None) -> str | None:
 
 @functools.cache
 def _off_rows(notebook: str, profile: str):
-    "(card, its rows off the paper's protocol) of `notebook` run at `profile`, or why there are none."
+    "(card, rows off the paper's protocol, settings unread here) of `notebook` at `profile`, or why none."
     try: card, exp = card_for(notebook), experiment(notebook)
     except KeyError: return f"no protocol card for {notebook}"
-    try: return card, protocol_rows(card, exp.config(profile))
+    try:
+        row = exp.config(profile)
+        return card, protocol_rows(card, row), unread_settings(card, row)
     except (KeyError, ValueError) as e: return f"its card cannot be read at `{profile}`: {e}"
+
+UNREAD = (
+    "**Written without some of the data.** The settings below could not be read on the machine "
+    "that wrote this page (their data is not there), so the labels of their runs rest on the card "
+    "alone: a deviation counts as applying, a `same` setting as the paper's. Point `TPR_NB_DATA` at "
+    "the data mirror and run `tpr-nb report` again.")
+
+def unread_lines(records) -> list[str]:
+    "`UNREAD` and the settings of `records`' runs whose data is not here, as Markdown (empty: none)."
+    by = {(c.paper, c.claim_id): c for c in CLAIMS}
+    runs = {(nb, r["profile"]) for r in records
+            if (c := by.get((r["paper"], r["claim_id"]))) and (nb := claim_notebook(c, r))}
+    miss = sorted(f"`{nb}` at `{prof}`: {', '.join(got[2])}" for nb, prof in runs
+                  if not isinstance(got := _off_rows(nb, prof), str) and got[2])
+    return [UNREAD, "", *[f"- {m}" for m in miss], ""] if miss else []
 
 def seeds_short(rec: dict) -> str:
     "What `rec` lacks of its profile's seeds (`seeds_of`, a landing before they all finished); '' if nothing."
@@ -426,7 +443,7 @@ def _head(recs: dict, profile: str, runs, papers: list, head, vs, code: dict | N
          "The one page that takes each claim at its most faithful run (full, then long, then quick) is "
          "`reports/REPORT.md`.", "",
          HOW, "", PROTOCOL_HOW, "", "## Headline: reproductions by protocol and verdict", "",
-         *_headline(papers, head, vs)]
+         *_headline(papers, head, vs), *unread_lines(recs.values())]
     if set(papers) != set(PAPERS):
         L += [f"This run covers {', '.join(papers) or 'no paper'}; the other papers are not part of it.", ""]
     if runs is not None and not runs:
