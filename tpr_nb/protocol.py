@@ -15,7 +15,7 @@ from .profiles import profile_config, table_keys
 __all__ = ['STATUSES', 'DEVIATION_KINDS', 'RESULT_KINDS', 'AFFECTS', 'PROTOCOL_DATA', 'FACTS', 'LABELS', 'Setting', 'Card',
            'protocol_fact', 'resolve_fact', 'resolve_table', 'read_cards', 'load_cards', 'card_for', 'same_value',
            'Unavailable', 'ours', 'card_problems', 'card_rows', 'card_markdown', 'show_card', 'protocol_section',
-           'protocol_rows', 'unread_settings', 'claim_protocol']
+           'readings', 'protocol_rows', 'unread_settings', 'claim_protocol']
 
 # %% ../nbs/03b_protocol.ipynb #76586a74
 STATUSES = ("same", "deviation", "unknown")
@@ -312,28 +312,34 @@ def _judged(s: Setting) -> bool:
     deviates = s.status == "deviation" and s.affects == "result"
     return deviates or s.status == "same" and s.expect is not None
 
-def protocol_rows(card: Card, row: dict) -> list[tuple[Setting, str, str]]:
+def readings(card: Card, row: dict) -> dict:
+    "Our value (`ours`) at profile row `row` of each setting of `card` that `_judged` reads, by name."
+    return {s.name: ours(s, row) for s in filter(_judged, card.settings)}
+
+def protocol_rows(card: Card, row: dict, read: dict | None = None) -> list[tuple[Setting, str, str]]:
     "(setting, label, why) of each setting of `card` that keeps a run with profile row `row` off the paper's protocol."
+    read = readings(card, row) if read is None else read
     out = []
     for s in filter(_judged, card.settings):
-        v = ours(s, row)
+        v = read[s.name]
         if isinstance(v, Unavailable):
             warnings.warn(
                 f"{card.notebook}: {s.name} is {v}, so its runs' labels cannot tell whether it is "
                 "the paper's (set TPR_NB_DATA to the data mirror)",
                 stacklevel=2)
         if s.status == "deviation":
-            if s.expect is not None and v is not _MISSING and not isinstance(v, Unavailable) \
-               and same_value(v, s.expect):                continue
+            here = v is not _MISSING and not isinstance(v, Unavailable)
+            if s.expect is not None and here and same_value(v, s.expect): continue
             out.append((s, RESULT_KINDS[s.kind], f"{s.name} ({s.kind}): {s.why}"))
         elif not (v is _MISSING or isinstance(v, Unavailable) or same_value(v, s.expect)):
             out.append(
                 (s, "reduced scale", f"{s.name} {_fmt(v)} (paper: {_fmt(_plain(s.expect))})"))
     return out
 
-def unread_settings(card: Card, row: dict) -> list[str]:
+def unread_settings(card: Card, row: dict, read: dict | None = None) -> list[str]:
     "The names of `card`'s settings that could move row `row`'s runs off the protocol and are unread here."
-    return [s.name for s in filter(_judged, card.settings) if isinstance(ours(s, row), Unavailable)]
+    read = readings(card, row) if read is None else read
+    return [name for name, v in read.items() if isinstance(v, Unavailable)]
 
 def claim_protocol(card: Card, claim_id: str, row: dict | None = None, rows: list | None = None) -> tuple[str, list[str]]:
     "The label (`LABELS`) of claim `claim_id` of `card`'s notebook run with profile row `row`, and why."

@@ -12,7 +12,8 @@ from .claims import (CLAIMS, HEADLINE, Claim, eval_rule, evidence, get_claim, gu
                            post_hoc, spread)
 from .env import atomic_path, device_name, git_commit, project_root, write_atomic
 from .papers import PAPERS, experiment
-from .protocol import LABELS, card_for, claim_protocol, protocol_rows, unread_settings
+from .protocol import (LABELS, card_for, claim_protocol, protocol_rows, readings,
+                             unread_settings)
 from .profiles import check_profile
 
 # %% auto #0
@@ -268,7 +269,8 @@ def _off_rows(notebook: str, profile: str):
     except KeyError: return f"no protocol card for {notebook}"
     try:
         row = exp.config(profile)
-        return card, protocol_rows(card, row), unread_settings(card, row)
+        read = readings(card, row)
+        return card, protocol_rows(card, row, read), unread_settings(card, row, read)
     except (KeyError, ValueError) as e: return f"its card cannot be read at `{profile}`: {e}"
 
 UNREAD = (
