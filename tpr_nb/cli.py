@@ -13,7 +13,7 @@ from .profiles import PROFILES
 from .overview import assemble
 from .runner import (NotebookDamaged, executed_notebooks, experiment_notebooks, locked, parse_set,
                            refresh_prose, repro, save_figures)
-from .units import RESULT_FIELDS, format_units, unit_records, unit_status
+from .units import RESULT_FIELDS, commit_units, format_units, unit_records, unit_status
 
 # %% auto #0
 __all__ = ['main']
@@ -95,7 +95,14 @@ def _units_cmd(a) -> int:
         got = {k: rec[k] for k in RESULT_FIELDS if isinstance(rec.get(k), (int, float))}
         print(f"{rec['unit']}: {'its record was there already' if rec['cached'] else 'trained'}; "
               f"steps {rec.get('steps')}, " + ", ".join(f"{k} {v:.4g}" for k, v in got.items()))
+        if not a.commit_units: return 0
+        try: done = commit_units(project_root() / "reports" / a.profile)
+        except RuntimeError as e:
+            print(f"tpr-nb: its record is not committed ({e}): commit it by hand", file=sys.stderr)
+            return 1
+        print(f"committed {len(done)} unit records" + "".join(f"\n  {f}" for f in done))
         return 0
+    if a.commit_units: raise ValueError("--commit-units commits what --train trains: give --train")
     print(
         format_units(unit_status(a.folder or unit_records(project_root() / "reports" / a.profile))))
     return 0
@@ -165,6 +172,9 @@ def _parser() -> argparse.ArgumentParser:
     u.add_argument("--seed", default=None, type=int)
     u.add_argument("--set", nargs="+", default=None, metavar="KEY=VALUE",
                    help="the settings that vary from unit to unit (e.g. lr=0.001 for the TPRU's search)")
+    u.add_argument("--commit-units", action="store_true",
+                   help="with --train: git-commit its record when it lands (with any other new unit "
+                   "record of reports/<profile>/units), those files only")
     u.set_defaults(fn=_units_cmd)
     from tpr_nb.demo import add_demo_parser
     # tpr-nb demo babi|entail|dyck (nbs/06_demo.ipynb)
